@@ -1,0 +1,30 @@
+// The C++ entry points the Cython tensor type (xarr/_tensor.pyx) calls directly.
+// No Python object crosses this line: pointers, dims and BYTE strides only.
+#pragma once
+
+#include <cstdint>
+
+namespace xarr {
+
+// 64-byte aligned allocation; nullptr on failure (the caller raises MemoryError).
+// Always returns at least 64 usable bytes so size-0 tensors still have a valid pointer.
+void* aligned_alloc64(int64_t nbytes);
+void aligned_free(void* p);
+
+// Runs elementwise op `op` (EwOp) for value dtype `dtype` over an N-D iteration space
+// (engine/nary.h contract). Returns 0, or -1 when the op has no loop for the dtype.
+int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* dims,
+           const int64_t* strides);
+// The same for contiguous 1-D operands of n elements with the given itemsizes: the
+// per-call fast path (one table lookup, then the loop or the threaded engine).
+int ew_run_contiguous(int op, int dtype, int nargs, char** ptrs, const int64_t* itemsizes,
+                      int64_t n);
+// Converts src dtype -> dst dtype (ConvertElementType rules); args are (src, dst).
+int ew_convert(int src_dtype, int dst_dtype, char** ptrs, int ndim, const int64_t* dims,
+               const int64_t* strides);
+// Writes 0, 1, ..., n-1 converted to `dtype` into a contiguous buffer (the Iota op).
+int iota_fill(int dtype, char* out, int64_t n);
+// True when the active table has a loop for (op, dtype).
+bool ew_has_loop(int op, int dtype);
+
+}  // namespace xarr

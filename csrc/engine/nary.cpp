@@ -1,0 +1,142 @@
+#include "engine/nary.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace xarr {
+
+namespace {
+
+struct Plan {
+  int nargs = 0;
+  int ndim = 0;                         // after simplification; the last dim is innermost
+  int64_t dims[kMaxDims];
+  int64_t st[kMaxArgs][kMaxDims];
+};
+
+// Returns false when the iteration space is empty.
+bool simplify(Plan& p, int nargs, int ndim, const int64_t* dims, const int64_t* strides) {
+  p.nargs = nargs;
+  int order[kMaxDims];
+  int k = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (dims[d] == 0) return false;
+    if (dims[d] != 1) order[k++] = d;
+  }
+  const int out = nargs - 1;
+  auto key_out = [&](int d) { return std::llabs(strides[out * ndim + d]); };
+  auto key_in = [&](int d) {
+    int64_t s = 0;
+    for (int a = 0; a < out; ++a) s += std::llabs(strides[a * ndim + d]);
+    return s;
+  };
+  // Outermost first: larger output stride first, ties by larger summed input stride.
+  std::stable_sort(order, order + k, [&](int x, int y) {
+    if (key_out(x) != key_out(y)) return key_out(x) > key_out(y);
+    return key_in(x) > key_in(y);
+  });
+  int n = 0;
+  for (int i = 0; i < k; ++i) {
+    int d = order[i];
+    if (n > 0) {
+      bool mergeable = true;
+      for (int a = 0; a < nargs; ++a)
+        if (p.st[a][n - 1] != strides[a * ndim + d] * dims[d]) mergeable = false;
+      if (mergeable) {
+        p.dims[n - 1] *= dims[d];
+        for (int a = 0; a < nargs; ++a) p.st[a][n - 1] = strides[a * ndim + d];
+        continue;
+      }
+    }
+    p.dims[n] = dims[d];
+    for (int a = 0; a < nargs; ++a) p.st[a][n] = strides[a * ndim + d];
+    ++n;
+  }
+  if (n == 0) {  // a single element
+    p.dims[0] = 1;
+    for (int a = 0; a < nargs; ++a) p.st[a][0] = 0;
+    n = 1;
+  }
+  p.ndim = n;
+  return true;
+}
+
+// Runs work items [begin, end) of a plan whose innermost row is cut into `chunks` pieces.
+void run_items(LoopFn loop, const Plan& p, char* const* ptrs, int64_t chunks, int64_t chunk,
+               int64_t begin, int64_t end) {
+  const int nargs = p.nargs;
+  const int inner = p.ndim - 1;
+  const int64_t n_inner = p.dims[inner];
+  int64_t inner_st[kMaxArgs];
+  for (int a = 0; a < nargs; ++a) inner_st[a] = p.st[a][inner];
+  // Odometer over the outer dims, positioned at the row of `begin`.
+  int64_t idx[kMaxDims];
+  int64_t row = begin / chunks;
+  for (int d = inner - 1; d >= 0; --d) {
+    idx[d] = row % p.dims[d];
+    row /= p.dims[d];
+  }
+  char* base[kMaxArgs];
+  for (int a = 0; a < nargs; ++a) {
+    base[a] = ptrs[a];
+    for (int d = 0; d < inner; ++d) base[a] += idx[d] * p.st[a][d];
+  }
+  int64_t c = begin % chunks;
+  char* args[kMaxArgs];
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t lo = c * chunk;
+    int64_t hi = std::min(n_inner, lo + chunk);
+    for (int a = 0; a < nargs; ++a) args[a] = base[a] + lo * inner_st[a];
+    if (hi > lo) loop(args, inner_st, hi - lo);
+    if (++c == chunks) {
+      c = 0;
+      for (int d = inner - 1; d >= 0; --d) {  // next row
+        for (int a = 0; a < nargs; ++a) base[a] += p.st[a][d];
+        if (++idx[d] < p.dims[d]) break;
+        for (int a = 0; a < nargs; ++a) base[a] -= p.st[a][d] * p.dims[d];
+        idx[d] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
+              const int64_t* strides, int64_t min_parallel) {
+  Plan p;
+  if (!simplify(p, nargs, ndim, dims, strides)) return;
+  const int inner = p.ndim - 1;
+  int64_t rows = 1;
+  for (int d = 0; d < inner; ++d) rows *= p.dims[d];
+  const int64_t total = rows * p.dims[inner];
+  int nt = total >= min_parallel ? get_num_threads() : 1;
+  if (nt <= 1) {
+    run_items(loop, p, ptrs, 1, p.dims[inner], 0, rows);
+    return;
+  }
+  // Cut rows into chunks when there are too few rows to balance the threads;
+  // chunks stay >= 4096 elements so each call still runs a long vector loop.
+  int64_t chunks = 1;
+  if (rows < 8 * nt) {
+    chunks = (8 * nt + rows - 1) / rows;
+    chunks = std::min<int64_t>(chunks, std::max<int64_t>(1, p.dims[inner] / 4096));
+  }
+  // Chunk starts stay 64-element aligned so vector loops see aligned, whole-line work.
+  const int64_t chunk = ((p.dims[inner] + chunks - 1) / chunks + 63) / 64 * 64;
+  chunks = (p.dims[inner] + chunk - 1) / chunk;
+  const int64_t items = rows * chunks;
+  if (items < nt) nt = static_cast<int>(items);
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const int n = omp_get_num_threads();
+    const int64_t begin = items * t / n;
+    const int64_t end = items * (t + 1) / n;
+    if (end > begin) run_items(loop, p, ptrs, chunks, chunk, begin, end);
+  }
+}
+
+}  // namespace xarr

@@ -1,0 +1,289 @@
+// 1-D loops built from the functors in ew_ops.h, and the function that fills an EwTable.
+//
+// This header is compiled once per ISA (ew_ref.cpp, ew_baseline.cpp, ew_avx2.cpp,
+// ew_avx512.cpp) inside a distinct namespace XARR_ISA_NS, with XARR_MATH naming the math
+// namespace. Contiguous operands (stride == itemsize) and broadcast scalars (stride == 0)
+// get dedicated `#pragma omp simd` loops the compiler vectorizes for the ISA; any other
+// strides run the generic strided loop. Contract of every loop: see ew_table.h.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/elementwise/ew_ops.h"
+#include "kernels/elementwise/ew_table.h"
+
+#ifndef XARR_ISA_NS
+#error "define XARR_ISA_NS before including ew_loops.h"
+#endif
+
+namespace xarr {
+namespace XARR_ISA_NS {
+
+using namespace ::xarr::ew;
+
+template <class Op, class T, class = void> struct OutOf { using type = T; };
+template <class Op, class T>
+struct OutOf<Op, T, std::void_t<typename Op::template Out<T>>> {
+  using type = typename Op::template Out<T>;
+};
+
+#if defined(XARR_EW_REFERENCE)
+#define XARR_SIMD
+#else
+#define XARR_SIMD _Pragma("omp simd")
+#endif
+
+template <class Op, class T> void unary_loop(char* const* args, const int64_t* st, int64_t n) {
+  using O = typename OutOf<Op, T>::type;
+  const char* a = args[0];
+  char* o = args[1];
+  if (st[0] == sizeof(T) && st[1] == sizeof(O)) {
+    const T* x = reinterpret_cast<const T*>(a);
+    O* y = reinterpret_cast<O*>(o);
+    XARR_SIMD
+    for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x[i])));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, a + i * st[0], sizeof(T));
+    O y = store<O>(Op::f(load<T>(x)));
+    std::memcpy(o + i * st[1], &y, sizeof(O));
+  }
+}
+
+template <class Op, class T> void binary_loop(char* const* args, const int64_t* st, int64_t n) {
+  using O = typename OutOf<Op, T>::type;
+  const char* a = args[0];
+  const char* b = args[1];
+  char* o = args[2];
+  constexpr int64_t ts = sizeof(T);
+  if (st[2] == sizeof(O)) {
+    O* y = reinterpret_cast<O*>(o);
+    if (st[0] == ts && st[1] == ts) {
+      const T* x0 = reinterpret_cast<const T*>(a);
+      const T* x1 = reinterpret_cast<const T*>(b);
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x0[i]), load<T>(x1[i])));
+      return;
+    }
+    if (st[0] == 0 && st[1] == ts) {
+      const auto s0 = load<T>(*reinterpret_cast<const T*>(a));
+      const T* x1 = reinterpret_cast<const T*>(b);
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(s0, load<T>(x1[i])));
+      return;
+    }
+    if (st[0] == ts && st[1] == 0) {
+      const T* x0 = reinterpret_cast<const T*>(a);
+      const auto s1 = load<T>(*reinterpret_cast<const T*>(b));
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x0[i]), s1));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    T x0, x1;
+    std::memcpy(&x0, a + i * st[0], sizeof(T));
+    std::memcpy(&x1, b + i * st[1], sizeof(T));
+    O y = store<O>(Op::f(load<T>(x0), load<T>(x1)));
+    std::memcpy(o + i * st[2], &y, sizeof(O));
+  }
+}
+
+template <class Op, class T> void ternary_loop(char* const* args, const int64_t* st, int64_t n) {
+  constexpr int64_t ts = sizeof(T);
+  if (st[0] == ts && st[1] == ts && st[2] == ts && st[3] == ts) {
+    const T* x0 = reinterpret_cast<const T*>(args[0]);
+    const T* x1 = reinterpret_cast<const T*>(args[1]);
+    const T* x2 = reinterpret_cast<const T*>(args[2]);
+    T* y = reinterpret_cast<T*>(args[3]);
+    XARR_SIMD
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = store<T>(Op::f(load<T>(x0[i]), load<T>(x1[i]), load<T>(x2[i])));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    T x0, x1, x2;
+    std::memcpy(&x0, args[0] + i * st[0], ts);
+    std::memcpy(&x1, args[1] + i * st[1], ts);
+    std::memcpy(&x2, args[2] + i * st[2], ts);
+    T y = store<T>(Op::f(load<T>(x0), load<T>(x1), load<T>(x2)));
+    std::memcpy(args[3] + i * st[3], &y, ts);
+  }
+}
+
+// select(pred, on_true, on_false): moves bytes, so one loop per element width.
+template <class W> void select_loop(char* const* args, const int64_t* st, int64_t n) {
+  constexpr int64_t ws = sizeof(W);
+  if (st[0] == 1 && st[1] == ws && st[2] == ws && st[3] == ws) {
+    const bool* p = reinterpret_cast<const bool*>(args[0]);
+    const W* x1 = reinterpret_cast<const W*>(args[1]);
+    const W* x2 = reinterpret_cast<const W*>(args[2]);
+    W* y = reinterpret_cast<W*>(args[3]);
+    XARR_SIMD
+    for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? x1[i] : x2[i];
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    bool p;
+    std::memcpy(&p, args[0] + i * st[0], 1);
+    std::memcpy(args[3] + i * st[3], (p ? args[1] + i * st[1] : args[2] + i * st[2]), ws);
+  }
+}
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+template <class S, class D> inline D convert_storage(S x) {
+  if constexpr (std::is_same_v<D, f16> && std::is_same_v<S, double>) {
+    return static_cast<f16>(x);  // one rounding, not double -> float -> f16
+  } else {
+    using DC = typename TypeInfo<D>::compute;
+    return store<D>(convert_value<DC>(load<S>(x)));
+  }
+}
+
+template <class S, class D> void convert_loop(char* const* args, const int64_t* st, int64_t n) {
+  if (st[0] == sizeof(S) && st[1] == sizeof(D)) {
+    const S* x = reinterpret_cast<const S*>(args[0]);
+    D* y = reinterpret_cast<D*>(args[1]);
+    XARR_SIMD
+    for (int64_t i = 0; i < n; ++i) y[i] = convert_storage<S, D>(x[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    S x;
+    std::memcpy(&x, args[0] + i * st[0], sizeof(S));
+    D y = convert_storage<S, D>(x);
+    std::memcpy(args[1] + i * st[1], &y, sizeof(D));
+  }
+}
+
+template <class Op, int Arity, class T> LoopFn pick_loop() {
+  using C = typename TypeInfo<T>::compute;
+  if constexpr (!Op::template ok<C>) {
+    return nullptr;
+  } else if constexpr (Arity == 1) {
+    return &unary_loop<Op, T>;
+  } else if constexpr (Arity == 2) {
+    return &binary_loop<Op, T>;
+  } else {
+    return &ternary_loop<Op, T>;
+  }
+}
+
+template <class Op, int Arity> void fill_op(EwTable* t, int op) {
+  for_each_dtype([&](auto tag) {
+    using T = decltype(tag);
+    t->loops[op][TypeInfo<T>::code] = pick_loop<Op, Arity, T>();
+  });
+}
+
+inline void fill_table(EwTable* t) {
+  using namespace ::xarr::ew;
+#define XARR_FILL(OPC, FUNCTOR, AR) fill_op<FUNCTOR, AR>(t, kEw_##OPC);
+  XARR_FILL(NEG, Neg, 1)
+  XARR_FILL(ABS, Abs, 1)
+  XARR_FILL(SIGN, Sign, 1)
+  XARR_FILL(NOT, Not, 1)
+  XARR_FILL(CEIL, Ceil, 1)
+  XARR_FILL(FLOOR, Floor, 1)
+  XARR_FILL(ROUND, Round, 1)
+  XARR_FILL(ROUND_EVEN, RoundEven, 1)
+  XARR_FILL(TRUNC, Trunc, 1)
+  XARR_FILL(EXP, Exp, 1)
+  XARR_FILL(EXPM1, Expm1, 1)
+  XARR_FILL(EXP2, Exp2, 1)
+  XARR_FILL(LOG, Log, 1)
+  XARR_FILL(LOG1P, Log1p, 1)
+  XARR_FILL(LOG2, Log2, 1)
+  XARR_FILL(LOG10, Log10, 1)
+  XARR_FILL(LOGISTIC, Logistic, 1)
+  XARR_FILL(TANH, Tanh, 1)
+  XARR_FILL(SIN, Sin, 1)
+  XARR_FILL(COS, Cos, 1)
+  XARR_FILL(TAN, Tan, 1)
+  XARR_FILL(ASIN, Asin, 1)
+  XARR_FILL(ACOS, Acos, 1)
+  XARR_FILL(ATAN, Atan, 1)
+  XARR_FILL(SINH, Sinh, 1)
+  XARR_FILL(COSH, Cosh, 1)
+  XARR_FILL(ASINH, Asinh, 1)
+  XARR_FILL(ACOSH, Acosh, 1)
+  XARR_FILL(ATANH, Atanh, 1)
+  XARR_FILL(SQRT, Sqrt, 1)
+  XARR_FILL(RSQRT, Rsqrt, 1)
+  XARR_FILL(CBRT, Cbrt, 1)
+  XARR_FILL(SQUARE, Square, 1)
+  XARR_FILL(IS_FINITE, IsFinite, 1)
+  XARR_FILL(IS_NAN, IsNan, 1)
+  XARR_FILL(IS_INF, IsInf, 1)
+  XARR_FILL(POPCNT, Popcnt, 1)
+  XARR_FILL(CLZ, Clz, 1)
+  XARR_FILL(REAL, Real, 1)
+  XARR_FILL(IMAG, Imag, 1)
+  XARR_FILL(CONJ, Conj, 1)
+  XARR_FILL(COPY, Copy, 1)
+  XARR_FILL(SIGNBIT, SignBit, 1)
+  XARR_FILL(ADD, Add, 2)
+  XARR_FILL(SUB, Sub, 2)
+  XARR_FILL(MUL, Mul, 2)
+  XARR_FILL(DIV, Div, 2)
+  XARR_FILL(REM, Rem, 2)
+  XARR_FILL(FLOOR_DIV, FloorDiv, 2)
+  XARR_FILL(MOD, Mod, 2)
+  XARR_FILL(MAX, Max, 2)
+  XARR_FILL(MIN, Min, 2)
+  XARR_FILL(POW, Pow, 2)
+  XARR_FILL(ATAN2, Atan2, 2)
+  XARR_FILL(HYPOT, Hypot, 2)
+  XARR_FILL(COPYSIGN, Copysign, 2)
+  XARR_FILL(LOGADDEXP, LogAddExp, 2)
+  XARR_FILL(AND, And, 2)
+  XARR_FILL(OR, Or, 2)
+  XARR_FILL(XOR, Xor, 2)
+  XARR_FILL(SHL, Shl, 2)
+  XARR_FILL(SHR_LOGICAL, ShrLogical, 2)
+  XARR_FILL(SHR_ARITH, ShrArith, 2)
+  XARR_FILL(EQ, Eq, 2)
+  XARR_FILL(NE, Ne, 2)
+  XARR_FILL(LT, Lt, 2)
+  XARR_FILL(LE, Le, 2)
+  XARR_FILL(GT, Gt, 2)
+  XARR_FILL(GE, Ge, 2)
+  XARR_FILL(EQ_TOTAL, EqTotal, 2)
+  XARR_FILL(NE_TOTAL, NeTotal, 2)
+  XARR_FILL(LT_TOTAL, LtTotal, 2)
+  XARR_FILL(LE_TOTAL, LeTotal, 2)
+  XARR_FILL(GT_TOTAL, GtTotal, 2)
+  XARR_FILL(GE_TOTAL, GeTotal, 2)
+  XARR_FILL(NEXTAFTER, Nextafter, 2)
+  XARR_FILL(CLAMP, Clamp, 3)
+#undef XARR_FILL
+  // select is keyed by the value dtype but only moves bytes.
+  for_each_dtype([&](auto tag) {
+    using T = decltype(tag);
+    constexpr int s = sizeof(T);
+    LoopFn fn = s == 1 ? &select_loop<uint8_t>
+              : s == 2 ? &select_loop<uint16_t>
+              : s == 4 ? &select_loop<uint32_t>
+              : s == 8 ? &select_loop<uint64_t>
+                       : &select_loop<Bytes16>;
+    t->loops[kEw_SELECT][TypeInfo<T>::code] = fn;
+  });
+  for_each_dtype([&](auto src) {
+    using S = decltype(src);
+    for_each_dtype([&](auto dst) {
+      using D = decltype(dst);
+      t->convert[TypeInfo<S>::code][TypeInfo<D>::code] = &convert_loop<S, D>;
+    });
+  });
+}
+
+#undef XARR_SIMD
+
+}  // namespace XARR_ISA_NS
+}  // namespace xarr

@@ -1,0 +1,574 @@
+// Scalar definitions of every elementwise operation, one functor per op.
+//
+// Each functor has
+//   template <class C> static constexpr bool ok;   // does the op apply to compute type C?
+//   static R f(C...)                                // the value for one element
+// C is the compute type (TypeInfo<T>::compute: float for f16/bf16). The output storage type
+// is T unless the functor says otherwise through `Out<T>` (pred for comparisons, the real
+// type for |complex|).
+//
+// Semantics follow seed 004 (XLA operation semantics) and ../SPEC.md's decisions:
+//   integer x / 0 = -1 (all bits set for unsigned), x % 0 = x, INT_MIN / -1 = INT_MIN,
+//   INT_MIN % -1 = 0; rem has the sign of the dividend (C fmod); max/min propagate NaN;
+//   round is half away from zero; sign(-0.0) = -0.0 and sign(NaN) = NaN;
+//   shifts by >= the bit width give 0 (logical) or the sign fill (arithmetic);
+//   total-order comparisons order -NaN < -Inf < -finite < -0 < +0 < +finite < +Inf < +NaN.
+//   floor_div and mod are NumPy's floor_divide/remainder (sign of the divisor); for integers
+//   they give 0 on a zero divisor, as NumPy does.
+// Transcendental functions come from the namespace XARR_MATH (libm in the reference table,
+// xarr::vmath in the vector tables).
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/dtype.h"
+
+namespace xarr {
+namespace ew {
+
+template <class C> struct is_complex : std::false_type {};
+template <class R> struct is_complex<std::complex<R>> : std::true_type {};
+template <class C> constexpr bool kBool = std::is_same_v<C, bool>;
+template <class C> constexpr bool kInt = std::is_integral_v<C> && !kBool<C>;
+template <class C> constexpr bool kSInt = kInt<C> && std::is_signed_v<C>;
+template <class C> constexpr bool kUInt = kInt<C> && std::is_unsigned_v<C>;
+template <class C> constexpr bool kFloat = std::is_floating_point_v<C>;
+template <class C> constexpr bool kComplex = is_complex<C>::value;
+template <class C> constexpr bool kNum = kInt<C> || kFloat<C> || kComplex<C>;
+template <class C> constexpr bool kReal = kInt<C> || kFloat<C>;
+
+// The type integer arithmetic wraps in: unsigned for integers, C itself otherwise.
+template <class C, bool = kInt<C>> struct WrapOf { using type = C; };
+template <class C> struct WrapOf<C, true> { using type = std::make_unsigned_t<C>; };
+
+// Storage type of the real part of T (float for c64, double for c128, T otherwise).
+template <class T> struct RealOf { using type = T; };
+template <> struct RealOf<c64> { using type = float; };
+template <> struct RealOf<c128> { using type = double; };
+
+// Order-preserving integer key for the total order on floats.
+// Worked example (f32): -0.0f has bits 0x80000000 -> key 0x80000000 ^ 0x7fffffff = -1,
+// +0.0f has key 0, so -0 < +0; -NaN (0xffc00000) gets the smallest keys of all.
+inline int32_t total_key(float x) {
+  int32_t i;
+  std::memcpy(&i, &x, 4);
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+inline int64_t total_key(double x) {
+  int64_t i;
+  std::memcpy(&i, &x, 8);
+  return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
+}
+
+template <class C> inline bool is_nan(C x) { return x != x; }
+
+// ---------------------------------------------------------------------------- unary
+struct Neg {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C x) {
+    if constexpr (kUInt<C>) return static_cast<C>(0 - x);
+    else return -x;
+  }
+};
+struct Abs {
+  template <class T> using Out = typename RealOf<T>::type;
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static auto f(C x) {
+    if constexpr (kComplex<C>) return XARR_MATH::cabs(x);
+    else if constexpr (kUInt<C>) return x;
+    else if constexpr (kInt<C>) return static_cast<C>(x < 0 ? static_cast<C>(0 - x) : x);
+    else return std::fabs(x);
+  }
+};
+struct Sign {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C x) {
+    if constexpr (kComplex<C>) {
+      auto a = XARR_MATH::cabs(x);
+      return a == 0 ? C(0) : C(x.real() / a, x.imag() / a);
+    } else if constexpr (kUInt<C>) {
+      return static_cast<C>(x > 0);
+    } else if constexpr (kInt<C>) {
+      return static_cast<C>((x > 0) - (x < 0));
+    } else {
+      return x > 0 ? C(1) : (x < 0 ? C(-1) : x);  // keeps +-0 and NaN
+    }
+  }
+};
+struct Not {
+  template <class C> static constexpr bool ok = kInt<C> || kBool<C>;
+  template <class C> static C f(C x) {
+    if constexpr (kBool<C>) return !x;
+    else return static_cast<C>(~x);
+  }
+};
+#define XARR_FLOAT_UNARY(NAME, EXPR)                                                      \
+  struct NAME {                                                                           \
+    template <class C> static constexpr bool ok = kFloat<C>;                              \
+    template <class C> static C f(C x) { return EXPR; }                                   \
+  };
+XARR_FLOAT_UNARY(Ceil, std::ceil(x))
+XARR_FLOAT_UNARY(Floor, std::floor(x))
+XARR_FLOAT_UNARY(Trunc, std::trunc(x))
+XARR_FLOAT_UNARY(RoundEven, std::nearbyint(x))
+XARR_FLOAT_UNARY(Cbrt, XARR_MATH::cbrt(x))
+XARR_FLOAT_UNARY(Exp2, XARR_MATH::exp2(x))
+XARR_FLOAT_UNARY(Log2, XARR_MATH::log2(x))
+XARR_FLOAT_UNARY(Log10, XARR_MATH::log10(x))
+#undef XARR_FLOAT_UNARY
+
+// Round half away from zero: trunc(x) plus one step when |frac| >= 0.5.
+// Worked example: 2.5 -> 3, -2.5 -> -3, 0.49999997f -> 0, -0.0 -> -0.0.
+struct Round {
+  template <class C> static constexpr bool ok = kFloat<C>;
+  template <class C> static C f(C x) {
+    C t = std::trunc(x);
+    C d = x - t;
+    C step = std::fabs(d) >= C(0.5) ? std::copysign(C(1), x) : C(0);
+    return t + step;
+  }
+};
+
+// Float and complex functions: floats go to XARR_MATH, complex to std::.
+#define XARR_FC_UNARY(NAME, FEXPR, CEXPR)                                                 \
+  struct NAME {                                                                           \
+    template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
+    template <class C> static C f(C x) {                                                  \
+      if constexpr (kComplex<C>) return CEXPR;                                            \
+      else return FEXPR;                                                                  \
+    }                                                                                     \
+  };
+XARR_FC_UNARY(Exp, XARR_MATH::exp(x), std::exp(x))
+XARR_FC_UNARY(Expm1, XARR_MATH::expm1(x), std::exp(x) - C(1))
+XARR_FC_UNARY(Log, XARR_MATH::log(x), std::log(x))
+XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(1) + x))
+XARR_FC_UNARY(Logistic, XARR_MATH::logistic(x), C(1) / (C(1) + std::exp(-x)))
+XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x))
+XARR_FC_UNARY(Sin, XARR_MATH::sin(x), std::sin(x))
+XARR_FC_UNARY(Cos, XARR_MATH::cos(x), std::cos(x))
+XARR_FC_UNARY(Tan, XARR_MATH::tan(x), std::tan(x))
+XARR_FC_UNARY(Asin, XARR_MATH::asin(x), std::asin(x))
+XARR_FC_UNARY(Acos, XARR_MATH::acos(x), std::acos(x))
+XARR_FC_UNARY(Atan, XARR_MATH::atan(x), std::atan(x))
+XARR_FC_UNARY(Sinh, XARR_MATH::sinh(x), std::sinh(x))
+XARR_FC_UNARY(Cosh, XARR_MATH::cosh(x), std::cosh(x))
+XARR_FC_UNARY(Asinh, XARR_MATH::asinh(x), std::asinh(x))
+XARR_FC_UNARY(Acosh, XARR_MATH::acosh(x), std::acosh(x))
+XARR_FC_UNARY(Atanh, XARR_MATH::atanh(x), std::atanh(x))
+XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x))
+XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x))
+#undef XARR_FC_UNARY
+
+struct Square {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C x) { return static_cast<C>(x * x); }
+};
+
+template <class C> inline bool finite_value(C x) {
+  if constexpr (kComplex<C>) return std::isfinite(x.real()) && std::isfinite(x.imag());
+  else if constexpr (kFloat<C>) return x - x == x - x;  // false for inf and NaN
+  else return true;
+}
+struct IsFinite {
+  template <class T> using Out = bool;
+  template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
+  template <class C> static bool f(C x) { return finite_value(x); }
+};
+struct IsNan {
+  template <class T> using Out = bool;
+  template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
+  template <class C> static bool f(C x) {
+    if constexpr (kComplex<C>) return is_nan(x.real()) || is_nan(x.imag());
+    else if constexpr (kFloat<C>) return is_nan(x);
+    else return false;
+  }
+};
+struct IsInf {
+  template <class T> using Out = bool;
+  template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
+  template <class C> static bool f(C x) {
+    if constexpr (kComplex<C>) return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (kFloat<C>) return std::fabs(x) == std::numeric_limits<C>::infinity();
+    else return false;
+  }
+};
+struct SignBit {
+  template <class T> using Out = bool;
+  template <class C> static constexpr bool ok = kFloat<C> || kInt<C> || kBool<C>;
+  template <class C> static bool f(C x) {
+    if constexpr (kFloat<C>) {
+      // Bit test instead of std::signbit (GCC 12 ICEs vectorizing signbit of bf16 loads).
+      using I = std::conditional_t<sizeof(C) == 4, int32_t, int64_t>;
+      I i;
+      std::memcpy(&i, &x, sizeof(C));
+      return i < 0;
+    } else if constexpr (kSInt<C>) return x < 0;
+    else return false;
+  }
+};
+struct Popcnt {
+  template <class C> static constexpr bool ok = kInt<C>;
+  template <class C> static C f(C x) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(__builtin_popcountll(static_cast<uint64_t>(static_cast<U>(x))));
+  }
+};
+// Count leading zeros within the type's width; clz(0) = width.
+struct Clz {
+  template <class C> static constexpr bool ok = kInt<C>;
+  template <class C> static C f(C x) {
+    using U = std::make_unsigned_t<C>;
+    uint64_t u = static_cast<U>(x);
+    constexpr int extra = 64 - 8 * static_cast<int>(sizeof(C));
+    return static_cast<C>(u == 0 ? 8 * sizeof(C) : __builtin_clzll(u) - extra);
+  }
+};
+struct Real {
+  template <class T> using Out = typename RealOf<T>::type;
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static auto f(C x) {
+    if constexpr (kComplex<C>) return x.real();
+    else return x;
+  }
+};
+struct Imag {
+  template <class T> using Out = typename RealOf<T>::type;
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static auto f(C x) {
+    if constexpr (kComplex<C>) return x.imag();
+    else return C(0);
+  }
+};
+struct Conj {
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static C f(C x) {
+    if constexpr (kComplex<C>) return std::conj(x);
+    else return x;
+  }
+};
+struct Copy {
+  template <class C> static constexpr bool ok = true;
+  template <class C> static C f(C x) { return x; }
+};
+
+// ---------------------------------------------------------------------------- binary
+struct Add {
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kBool<C>) return a || b;
+    else return static_cast<C>(a + b);
+  }
+};
+struct Sub {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C a, C b) { return static_cast<C>(a - b); }
+};
+struct Mul {
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kBool<C>) {
+      return a && b;
+    } else if constexpr (kComplex<C>) {
+      // Textbook product, as NumPy computes it (no C99 Annex G NaN recovery).
+      return C(a.real() * b.real() - a.imag() * b.imag(),
+               a.real() * b.imag() + a.imag() * b.real());
+    } else {
+      using W = typename WrapOf<C>::type;
+      return static_cast<C>(static_cast<W>(a) * static_cast<W>(b));  // wraps for ints
+    }
+  }
+};
+struct Div {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kComplex<C>) {
+      // Smith's algorithm: avoids overflow of |b|^2.
+      using R = typename C::value_type;
+      R br = b.real(), bi = b.imag();
+      if (std::fabs(br) >= std::fabs(bi)) {
+        if (br == 0 && bi == 0) return C(a.real() / std::fabs(br), a.imag() / std::fabs(bi));
+        R r = bi / br, d = br + bi * r;
+        return C((a.real() + a.imag() * r) / d, (a.imag() - a.real() * r) / d);
+      }
+      R r = br / bi, d = bi + br * r;
+      return C((a.real() * r + a.imag()) / d, (a.imag() * r - a.real()) / d);
+    } else if constexpr (kSInt<C>) {
+      bool zero = b == 0;
+      bool overflow = (a == std::numeric_limits<C>::min()) & (b == C(-1));
+      C safe_b = (zero | overflow) ? C(1) : b;
+      C q = static_cast<C>(a / safe_b);  // a / 1 == INT_MIN when overflowing
+      return zero ? C(-1) : q;
+    } else if constexpr (kUInt<C>) {
+      bool zero = b == 0;
+      C q = static_cast<C>(a / (zero ? C(1) : b));
+      return zero ? static_cast<C>(~C(0)) : q;
+    } else {
+      return a / b;
+    }
+  }
+};
+struct Rem {
+  template <class C> static constexpr bool ok = kReal<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kInt<C>) {
+      bool zero = b == 0;
+      bool overflow = false;
+      if constexpr (kSInt<C>) overflow = (a == std::numeric_limits<C>::min()) & (b == C(-1));
+      C safe_b = (zero | overflow) ? C(1) : b;
+      C r = static_cast<C>(a % safe_b);
+      return zero ? a : r;
+    } else {
+      return std::fmod(a, b);
+    }
+  }
+};
+struct FloorDiv {
+  template <class C> static constexpr bool ok = kReal<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kInt<C>) {
+      if (b == 0) return C(0);
+      if constexpr (kSInt<C>) {
+        if (a == std::numeric_limits<C>::min() && b == C(-1)) return a;
+        C q = static_cast<C>(a / b);
+        return static_cast<C>(((a % b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q);
+      } else {
+        return static_cast<C>(a / b);
+      }
+    } else {
+      if (b == 0) return a / b;
+      C m = std::fmod(a, b);
+      C d = (a - m) / b;
+      if (m != 0 && ((b < 0) != (m < 0))) d -= C(1);
+      if (d == 0) return std::copysign(C(0), a / b);
+      C fd = std::floor(d);
+      if (d - fd > C(0.5)) fd += C(1);
+      return fd;
+    }
+  }
+};
+struct Mod {
+  template <class C> static constexpr bool ok = kReal<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kInt<C>) {
+      if (b == 0) return C(0);
+      if constexpr (kSInt<C>) {
+        if (b == C(-1)) return C(0);
+        C r = static_cast<C>(a % b);
+        return static_cast<C>((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
+      } else {
+        return static_cast<C>(a % b);
+      }
+    } else {
+      C r = std::fmod(a, b);
+      if (r != 0) {
+        if ((b < 0) != (r < 0)) r += b;
+      } else {
+        r = std::copysign(C(0), b);
+      }
+      return r;
+    }
+  }
+};
+// NaN-propagating max/min; complex and bool compare lexicographically / logically.
+struct Max {
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kComplex<C>) {
+      if (is_nan(a.real()) || is_nan(a.imag())) return a;
+      if (is_nan(b.real()) || is_nan(b.imag())) return b;
+      bool a_ge = a.real() > b.real() || (a.real() == b.real() && a.imag() >= b.imag());
+      return a_ge ? a : b;
+    } else if constexpr (kFloat<C>) {
+      return (a > b || is_nan(a)) ? a : b;
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+struct Min {
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kComplex<C>) {
+      if (is_nan(a.real()) || is_nan(a.imag())) return a;
+      if (is_nan(b.real()) || is_nan(b.imag())) return b;
+      bool a_le = a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+      return a_le ? a : b;
+    } else if constexpr (kFloat<C>) {
+      return (a < b || is_nan(a)) ? a : b;
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+// Integer power by squaring; a negative exponent gives 0 unless |base| == 1 (XLA's rule).
+template <class C> inline C int_pow(C base, C exp) {
+  if constexpr (kSInt<C>) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp & 1) ? C(-1) : C(1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<C>;
+  U result = 1, b = static_cast<U>(base);
+  auto e = static_cast<U>(exp);
+  while (e) {
+    if (e & 1) result = static_cast<U>(result * b);
+    b = static_cast<U>(b * b);
+    e >>= 1;
+  }
+  return static_cast<C>(result);
+}
+struct Pow {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kInt<C>) return int_pow(a, b);
+    else if constexpr (kComplex<C>) return std::pow(a, b);
+    else return XARR_MATH::pow(a, b);
+  }
+};
+#define XARR_FLOAT_BINARY(NAME, EXPR)                                                     \
+  struct NAME {                                                                           \
+    template <class C> static constexpr bool ok = kFloat<C>;                              \
+    template <class C> static C f(C a, C b) { return EXPR; }                              \
+  };
+XARR_FLOAT_BINARY(Atan2, XARR_MATH::atan2(a, b))
+XARR_FLOAT_BINARY(Hypot, std::hypot(a, b))
+XARR_FLOAT_BINARY(Copysign, std::copysign(a, b))
+XARR_FLOAT_BINARY(Nextafter, std::nextafter(a, b))
+#undef XARR_FLOAT_BINARY
+// log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)).
+struct LogAddExp {
+  template <class C> static constexpr bool ok = kFloat<C>;
+  template <class C> static C f(C a, C b) {
+    if (a == b) return a + C(0.6931471805599453094);  // also handles a == b == +-inf
+    C d = a - b;
+    if (is_nan(d)) return d;
+    C m = d > 0 ? a : b;
+    return m + XARR_MATH::log1p(XARR_MATH::exp(-std::fabs(d)));
+  }
+};
+#define XARR_BIT_BINARY(NAME, OP)                                                         \
+  struct NAME {                                                                           \
+    template <class C> static constexpr bool ok = kInt<C> || kBool<C>;                    \
+    template <class C> static C f(C a, C b) { return static_cast<C>(a OP b); }            \
+  };
+XARR_BIT_BINARY(And, &)
+XARR_BIT_BINARY(Or, |)
+XARR_BIT_BINARY(Xor, ^)
+#undef XARR_BIT_BINARY
+// Shifts: the amount is read as unsigned; amounts >= the bit width saturate.
+struct Shl {
+  template <class C> static constexpr bool ok = kInt<C>;
+  template <class C> static C f(C a, C b) {
+    using U = std::make_unsigned_t<C>;
+    U n = static_cast<U>(b);
+    bool big = n >= 8 * sizeof(C);
+    U s = static_cast<U>(static_cast<U>(a) << (big ? 0 : n));
+    return big ? C(0) : static_cast<C>(s);
+  }
+};
+struct ShrLogical {
+  template <class C> static constexpr bool ok = kInt<C>;
+  template <class C> static C f(C a, C b) {
+    using U = std::make_unsigned_t<C>;
+    U n = static_cast<U>(b);
+    bool big = n >= 8 * sizeof(C);
+    U s = static_cast<U>(static_cast<U>(a) >> (big ? 0 : n));
+    return big ? C(0) : static_cast<C>(s);
+  }
+};
+struct ShrArith {
+  template <class C> static constexpr bool ok = kInt<C>;
+  template <class C> static C f(C a, C b) {
+    using S = std::make_signed_t<C>;
+    using U = std::make_unsigned_t<C>;
+    U n = static_cast<U>(b);
+    S sa = static_cast<S>(a);
+    bool big = n >= 8 * sizeof(C);
+    S s = static_cast<S>(sa >> (big ? 8 * sizeof(C) - 1 : n));
+    return static_cast<C>(s);
+  }
+};
+// Comparisons: complex compare lexicographically (real part first), as NumPy does.
+template <class C> inline bool lex_less(C a, C b) {
+  if constexpr (kComplex<C>)
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+template <class C> inline bool lex_le(C a, C b) {
+  if constexpr (kComplex<C>)
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+  else return a <= b;
+}
+#define XARR_CMP(NAME, EXPR)                                                              \
+  struct NAME {                                                                           \
+    template <class T> using Out = bool;                                                  \
+    template <class C> static constexpr bool ok = true;                                   \
+    template <class C> static bool f(C a, C b) { return EXPR; }                           \
+  };
+XARR_CMP(Eq, a == b)
+XARR_CMP(Ne, a != b)
+XARR_CMP(Lt, lex_less(a, b))
+XARR_CMP(Le, lex_le(a, b))
+XARR_CMP(Gt, lex_less(b, a))
+XARR_CMP(Ge, lex_le(b, a))
+#undef XARR_CMP
+template <class C> inline auto tkey(C x) {
+  if constexpr (kFloat<C>) return total_key(x);
+  else return x;
+}
+#define XARR_TCMP(NAME, OP)                                                               \
+  struct NAME {                                                                           \
+    template <class T> using Out = bool;                                                  \
+    template <class C> static constexpr bool ok = kReal<C> || kBool<C>;                   \
+    template <class C> static bool f(C a, C b) { return tkey(a) OP tkey(b); }             \
+  };
+XARR_TCMP(EqTotal, ==)
+XARR_TCMP(NeTotal, !=)
+XARR_TCMP(LtTotal, <)
+XARR_TCMP(LeTotal, <=)
+XARR_TCMP(GtTotal, >)
+XARR_TCMP(GeTotal, >=)
+#undef XARR_TCMP
+
+// ---------------------------------------------------------------------------- ternary
+struct Clamp {
+  template <class C> static constexpr bool ok = kReal<C> || kBool<C>;
+  template <class C> static C f(C lo, C x, C hi) { return Min::f(Max::f(x, lo), hi); }
+};
+
+// ---------------------------------------------------------------------------- convert
+// ConvertElementType from compute type S to compute type D, xarr's rules (SPEC.md):
+// float -> int rounds toward zero and saturates, NaN -> 0; x -> pred is x != 0;
+// complex -> real keeps the real part; real -> complex has a zero imaginary part.
+// Worked example: f32 3.9 -> s8 3; -1e10 -> s32 INT32_MIN; NaN -> u8 0; 300 -> u8 wraps to 44.
+template <class D, class S> inline D convert_value(S x) {
+  if constexpr (kBool<D>) {
+    if constexpr (kComplex<S>) return x.real() != 0 || x.imag() != 0;
+    else return x != S(0);
+  } else if constexpr (kComplex<S> && !kComplex<D>) {
+    return convert_value<D>(x.real());
+  } else if constexpr (kComplex<D>) {
+    if constexpr (kComplex<S>) return D(static_cast<typename D::value_type>(x.real()),
+                                        static_cast<typename D::value_type>(x.imag()));
+    else return D(static_cast<typename D::value_type>(x), 0);
+  } else if constexpr (kInt<D> && kFloat<S>) {
+    constexpr S lo = static_cast<S>(std::numeric_limits<D>::min());
+    // 2^(bits) as a float: the first value that does not fit.
+    constexpr S hi = static_cast<S>(std::numeric_limits<D>::max() / 2 + 1) * S(2);
+    D r = static_cast<D>(x >= hi || x <= lo || is_nan(x) ? S(0) : x);
+    r = x >= hi ? std::numeric_limits<D>::max() : r;
+    r = x <= lo ? std::numeric_limits<D>::min() : r;
+    return is_nan(x) ? D(0) : r;
+  } else {
+    return static_cast<D>(x);
+  }
+}
+
+}  // namespace ew
+}  // namespace xarr

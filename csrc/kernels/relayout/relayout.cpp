@@ -1,0 +1,173 @@
+#include "kernels/relayout/relayout.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "core/cpu_features.h"
+#include "core/threading.h"
+#include "engine/nary.h"
+#include "kernels/elementwise/ew_table.h"
+#include "kernels/relayout/transpose_tiles.h"
+
+namespace xarr {
+
+namespace {
+
+template <int W> void copy_loop(char* const* args, const int64_t* st, int64_t n) {
+  if (st[0] == W && st[1] == W) {
+    std::memcpy(args[1], args[0], static_cast<size_t>(n) * W);
+    return;
+  }
+  const char* s = args[0];
+  char* d = args[1];
+  for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * st[1], s + i * st[0], W);
+}
+
+LoopFn copy_loop_for(int itemsize) {
+  switch (itemsize) {
+    case 1: return &copy_loop<1>;
+    case 2: return &copy_loop<2>;
+    case 4: return &copy_loop<4>;
+    case 8: return &copy_loop<8>;
+    case 16: return &copy_loop<16>;
+    default: return nullptr;
+  }
+}
+
+TransposePanelFn panel_for(int isa, int itemsize) {
+  TransposePanelFn fn = nullptr;
+  if (isa >= kIsaAvx512 && cpu_features().avx512) fn = transpose_panel_avx512(itemsize);
+  if (!fn && isa >= kIsaAvx2 && cpu_features().avx2_fma) fn = transpose_panel_avx2(itemsize);
+  if (!fn) fn = transpose_panel_ref(itemsize);
+  return fn;
+}
+
+// Drops size-1 dims and orders dims by the destination's strides (outermost first).
+int sort_dims(int ndim, const int64_t* dims, const int64_t* sst, const int64_t* dst,
+              int64_t* od, int64_t* os, int64_t* odst) {
+  int order[kMaxDims];
+  int k = 0;
+  for (int d = 0; d < ndim; ++d)
+    if (dims[d] != 1) order[k++] = d;
+  std::stable_sort(order, order + k, [&](int a, int b) {
+    return std::llabs(dst[a]) > std::llabs(dst[b]);
+  });
+  for (int i = 0; i < k; ++i) {
+    od[i] = dims[order[i]];
+    os[i] = sst[order[i]];
+    odst[i] = dst[order[i]];
+  }
+  return k;
+}
+
+}  // namespace
+
+void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, const char* src,
+                      const int64_t* src_strides, char* dst, const int64_t* dst_strides) {
+  for (int d = 0; d < ndim; ++d)
+    if (dims[d] == 0) return;
+  int64_t od[kMaxDims], os[kMaxDims], odst[kMaxDims];
+  const int k = sort_dims(ndim, dims, src_strides, dst_strides, od, os, odst);
+  // Transpose path: dst contiguous along its innermost dim J, src contiguous along a
+  // different dim I, both long enough for tiles to pay.
+  int I = -1;
+  const int J = k - 1;
+  if (k >= 2 && odst[J] == itemsize && os[J] != itemsize && od[J] >= 8) {
+    for (int d = 0; d < J; ++d)
+      if (os[d] == itemsize && od[d] >= 8) I = d;
+  }
+  if (I < 0 || !copy_loop_for(itemsize)) {
+    const char* ptrs_c[2] = {src, dst};
+    char* ptrs[2] = {const_cast<char*>(ptrs_c[0]), dst};
+    int64_t strides[2 * kMaxDims];
+    for (int d = 0; d < ndim; ++d) {
+      strides[d] = src_strides[d];
+      strides[ndim + d] = dst_strides[d];
+    }
+    LoopFn loop = copy_loop_for(itemsize);
+    run_nary(loop, 2, ptrs, ndim, dims, strides);
+    return;
+  }
+  TransposePanelFn panel = panel_for(isa, itemsize);
+  // Outer dims: every dim but I and J. Work item = (outer index, block of BI rows of I).
+  int outer[kMaxDims];
+  int nouter = 0;
+  int64_t outer_count = 1;
+  for (int d = 0; d < J; ++d)
+    if (d != I) {
+      outer[nouter++] = d;
+      outer_count *= od[d];
+    }
+  const int64_t BI = 64;
+  const int64_t nblocks = (od[I] + BI - 1) / BI;
+  const int64_t items = outer_count * nblocks;
+  const int64_t total_bytes = outer_count * od[I] * od[J] * itemsize;
+  const bool aligned = (reinterpret_cast<uintptr_t>(dst) % 64 == 0) && (odst[I] % 64 == 0);
+  const bool stream = aligned && total_bytes >= (int64_t{8} << 20) && isa >= kIsaAvx2;
+  int nt = total_bytes >= (int64_t{1} << 18) ? get_num_threads() : 1;
+  if (items < nt) nt = static_cast<int>(items);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num();
+    const int n = omp_get_num_threads();
+    const int64_t begin = items * t / n, end = items * (t + 1) / n;
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t o = item / nblocks;
+      const int64_t b = item % nblocks;
+      const char* s = src;
+      char* d = dst;
+      for (int q = nouter - 1; q >= 0; --q) {
+        const int dim = outer[q];
+        const int64_t idx = o % od[dim];
+        o /= od[dim];
+        s += idx * os[dim];
+        d += idx * odst[dim];
+      }
+      const int64_t i0 = b * BI;
+      const int64_t ni = std::min(BI, od[I] - i0);
+      panel(s + i0 * os[I], os[J], d + i0 * odst[I], odst[I], ni, od[J], stream);
+    }
+  }
+}
+
+void copy_strided(int itemsize, int ndim, const int64_t* dims, const char* src,
+                  const int64_t* src_strides, char* dst, const int64_t* dst_strides) {
+  copy_strided_isa(active_isa(), itemsize, ndim, dims, src, src_strides, dst, dst_strides);
+}
+
+void copy_tiled(int itemsize, int nphys, const int64_t* phys_dims, int nforms,
+                const int64_t* forms, const int64_t* bounds, int ndim, char* strided,
+                const int64_t* strided_strides, char* tiled, bool to_tiled, const char* pad) {
+  int64_t total = 1;
+  for (int j = 0; j < nphys; ++j) total *= phys_dims[j];
+  if (total == 0) return;
+  std::vector<int64_t> k(nphys, 0), f(nforms, 0);
+  const int last = nphys - 1;
+  for (int64_t pos = 0; pos < total; ++pos) {
+    bool real = true;
+    for (int r = 0; r < nforms; ++r) real = real && f[r] < bounds[r];
+    char* t = tiled + pos * itemsize;
+    if (real) {
+      int64_t off = 0;
+      for (int d = 0; d < ndim; ++d) off += f[d] * strided_strides[d];
+      if (to_tiled) std::memcpy(t, strided + off, itemsize);
+      else std::memcpy(strided + off, t, itemsize);
+    } else if (to_tiled) {
+      std::memcpy(t, pad, itemsize);
+    }
+    // Odometer step over the physical dims, keeping the forms in sync.
+    for (int j = last; j >= 0; --j) {
+      ++k[j];
+      for (int r = 0; r < nforms; ++r) f[r] += forms[r * nphys + j];
+      if (k[j] < phys_dims[j]) break;
+      for (int r = 0; r < nforms; ++r) f[r] -= forms[r * nphys + j] * phys_dims[j];
+      k[j] = 0;
+    }
+  }
+}
+
+}  // namespace xarr

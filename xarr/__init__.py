@@ -1,0 +1,174 @@
+"""xarr: a NumPy alternative whose tensors carry an explicit XLA Shape and Layout.
+
+>>> import xarr as xa
+>>> a = xa.asarray([[1, 2, 3], [4, 5, 6]], dtype=xa.float32, layout=(0, 1))
+>>> a.xla_shape
+Shape('f32[2,3]{0,1}')
+>>> a.storage().tolist()          # column-major storage, as seed 000 describes
+[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+
+The NumPy-style frontend is ``xa.*`` (NumPy 2 promotion and broadcasting); XLA's strict
+operation semantics are ``xa.lax.*``. See docs/architecture.md for where everything lives.
+"""
+
+from xarr import _core
+from xarr._dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64,
+                          int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+from xarr._shape import (ELEMENT_TYPES, Layout, Shape, Tile, TupleShape, linear_index,
+                         multi_index)
+from xarr._tensor import Tensor
+from xarr._ops import elementwise as _elementwise
+from xarr._ops import layout as _layout_ops
+from xarr._creation import (arange, array, asarray, empty, empty_like, eye, from_dlpack,
+                            full, full_like, linspace, ones, ones_like, tensor, zeros,
+                            zeros_like)
+from xarr import lax
+
+ndarray = Tensor
+bool = bool_  # noqa: A001  (Array API spelling)
+
+__version__ = "0.1.0"
+
+
+def _numpy_function(name):
+    nop = _elementwise.NUMPY_OPS[name]
+    arity = _elementwise.OPS[nop.lax].arity
+
+    if arity == 1:
+        def fn(x, /, *, out=None):
+            return _elementwise.numpy_apply(name, x, out=out)
+    else:
+        def fn(x1, x2, /, *, out=None):
+            return _elementwise.numpy_apply(name, x1, x2, out=out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"NumPy's ``{name}`` on the xarr engine (lax op ``{nop.lax}``): NumPy 2 "
+                  f"promotion, broadcasting, ``out=``.")
+    return fn
+
+
+for _name in _elementwise.NUMPY_OPS:
+    globals()[_name] = _numpy_function(_name)
+
+# Array API / NumPy aliases.
+abs = absolute  # noqa: F821,A001
+conj = conjugate  # noqa: F821
+pow = power  # noqa: F821,A001
+bitwise_not = invert  # noqa: F821
+bitwise_invert = invert  # noqa: F821
+bitwise_left_shift = left_shift  # noqa: F821
+bitwise_right_shift = right_shift  # noqa: F821
+acos, asin, atan, atan2 = arccos, arcsin, arctan, arctan2  # noqa: F821
+acosh, asinh, atanh = arccosh, arcsinh, arctanh  # noqa: F821
+true_divide = divide  # noqa: F821
+mod = remainder  # noqa: F821
+
+
+def round(x, decimals=0, out=None):  # noqa: A001
+    """Round half to even (NumPy's ``round``; ``xa.lax.round`` is half away from zero)."""
+    if decimals != 0:
+        scale = 10.0 ** decimals
+        return rint(multiply(x, scale)) / scale  # noqa: F821
+    return rint(x, out=out)  # noqa: F821
+
+
+def where(condition, x, y):
+    """condition ? x : y elementwise with NumPy broadcasting and promotion."""
+    cond = asarray(condition).astype(bool_) if not isinstance(condition, Tensor) or \
+        condition.dtype != bool_ else condition
+    dt = _elementwise._promote([_elementwise._to_tensor_or_scalar(v) for v in (x, y)])
+    code = _elementwise.CODE_OF[dt]
+    ops = [_elementwise._as_operand("xa.where", v, code) for v in (x, y)]
+    shape = _elementwise.broadcast_shapes(cond.shape, ops[0].shape, ops[1].shape,
+                                          op="xa.where")
+    return _elementwise._execute(_elementwise.OPS["select"], code,
+                                 [cond, ops[0], ops[1]], shape, None, "xa.where")
+
+
+def clip(x, min=None, max=None):  # noqa: A002
+    """Elementwise min(max(x, min), max); either bound may be None."""
+    if min is not None:
+        x = maximum(x, min)  # noqa: F821
+    if max is not None:
+        x = minimum(x, max)  # noqa: F821
+    return x
+
+
+def broadcast_shapes(*shapes):
+    return _elementwise.broadcast_shapes(*shapes, op="xa.broadcast_shapes")
+
+
+def broadcast_to(x, shape):
+    """A read-only broadcast view of ``x`` with ``shape`` (NumPy rules)."""
+    x = asarray(x)
+    shape = tuple(shape)
+    if _elementwise.broadcast_shapes(x.shape, shape, op="xa.broadcast_to") != shape:
+        raise ValueError(f"xa.broadcast_to: cannot broadcast shape {x.shape} to {shape}")
+    off = len(shape) - x.ndim
+    return lax.broadcast_in_dim(x.reshape((1,) * 0 + x.shape), shape,
+                                tuple(range(off, len(shape))))
+
+
+def broadcast_arrays(*arrays):
+    ts = [asarray(a) for a in arrays]
+    shape = _elementwise.broadcast_shapes(*[t.shape for t in ts], op="xa.broadcast_arrays")
+    return [broadcast_to(t, shape) for t in ts]
+
+
+def relayout(x, layout):
+    """A copy of ``x`` stored with ``layout`` (xa.Layout, HLO text or minor_to_major)."""
+    return _layout_ops.relayout(x, layout)
+
+
+def reshape(x, shape):
+    return asarray(x).reshape(shape)
+
+
+def transpose(x, axes=None):
+    return asarray(x).transpose(axes)
+
+
+def permute_dims(x, axes):
+    return asarray(x).transpose(axes)
+
+
+def astype(x, dtype, /, *, copy=True):
+    return asarray(x).astype(dtype, copy=copy)
+
+
+def get_num_threads():
+    """Threads the kernels use (OpenMP; OMP_NUM_THREADS and threadpoolctl apply)."""
+    return _core.get_num_threads()
+
+
+def set_num_threads(n):
+    """Sets the kernel thread count (n >= 1)."""
+    _core.set_num_threads(int(n))
+
+
+isdtype = None  # replaced below
+
+
+def _isdtype(dtype, kind):
+    from xarr._dtypes import KINDS, CODE_OF as _C
+    code = _C[_layout_ops.DTYPES[_C[dtype]]] if dtype in _C else None
+    if code is None:
+        raise TypeError(f"isdtype: {dtype!r} is not an xarr dtype")
+    if isinstance(kind, tuple):
+        return any(_isdtype(dtype, k) for k in kind)
+    groups = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
+              "integral": "iu", "real floating": "f", "complex floating": "c",
+              "numeric": "iufc"}
+    if isinstance(kind, str):
+        if kind not in groups:
+            raise ValueError(f"isdtype: unknown kind {kind!r}")
+        return KINDS[code] in groups[kind]
+    return dtype == kind
+
+
+isdtype = _isdtype
+
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None

@@ -1,0 +1,261 @@
+"""Creation and interop: asarray/array, zeros/ones/empty/full(+_like), arange, linspace,
+eye, from_dlpack. Every creator takes ``layout=`` (an xa.Layout, HLO text or a
+minor_to_major tuple): ``xa.asarray([[1, 2, 3], [4, 5, 6]], layout=(0, 1))`` stores
+``1 4 2 5 3 6`` (seed 000's column-major example).
+"""
+
+import math
+import operator
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import CODE_OF, DTYPES, as_dtype
+from xarr._ops import layout as _layout
+from xarr._tensor import Tensor
+
+__all__ = ["asarray", "array", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
+           "ones_like", "full_like", "arange", "linspace", "eye", "from_dlpack", "tensor"]
+
+
+def _shape_tuple(shape, op):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{op}: shape must be an int or a sequence of ints, got {shape!r}") \
+            from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{op}: negative dimensions are not allowed, got {shape}")
+    return shape
+
+
+def _with_layout(t, layout, op):
+    if layout is None:
+        return t
+    lay = _layout.as_layout(layout, t.ndim, op)
+    if t._explicit_layout is None and _layout._is_plain(lay) and \
+            t.layout.minor_to_major == lay.minor_to_major and t.flags["C_CONTIGUOUS"] \
+            == (lay.minor_to_major == tuple(range(t.ndim - 1, -1, -1))):
+        return t
+    return _layout.relayout(t, lay)
+
+
+def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
+    """A Tensor from a Tensor, NumPy array, DLPack producer, buffer, nested sequence or
+    scalar. Zero-copy when possible; ``copy=True`` always copies, ``copy=False`` raises
+    ValueError if a copy is needed. Python scalars take NumPy's default types.
+    """
+    if device not in (None, "cpu"):
+        raise ValueError(f"asarray: xarr tensors live on the 'cpu' device, not {device!r}")
+    dt = as_dtype(dtype) if dtype is not None else None
+    no_copy = copy is False
+    if isinstance(obj, Tensor):
+        t = obj
+    elif isinstance(obj, np.ndarray):
+        if obj.dtype not in CODE_OF:
+            if copy is False:
+                raise ValueError(f"asarray: {obj.dtype} needs a copy to become a tensor")
+            obj = obj.astype(dt if dt is not None else as_dtype(obj.dtype))
+            copy = False
+        t = _tensor.wrap_numpy(obj)
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
+        t = from_dlpack(obj)
+    else:
+        try:
+            view = memoryview(obj)
+        except TypeError:
+            view = None
+        if view is not None:
+            arr = np.asarray(view)
+        else:
+            if copy is False:
+                raise ValueError(f"asarray: a {type(obj).__name__} needs a copy to become a "
+                                 f"tensor")
+            try:
+                arr = np.asarray(obj, dtype=dt)
+            except (ValueError, TypeError, OverflowError) as e:
+                raise type(e)(f"asarray: cannot convert {type(obj).__name__}: {e}") from None
+            if arr.dtype not in CODE_OF:
+                raise TypeError(f"asarray: xarr does not support dtype {arr.dtype} (from "
+                                f"{type(obj).__name__})")
+            copy = False   # arr is already a fresh copy
+        t = _tensor.wrap_numpy(arr)
+    if dt is not None and t.dtype != dt:
+        if copy is False:
+            raise ValueError(f"asarray: converting {t.dtype} to {dt} needs a copy")
+        t = t.astype(dt)
+        copy = False
+    if copy:
+        t = t.copy() if layout is None else t
+        if layout is not None:
+            return _layout.relayout(t, _layout.as_layout(layout, t.ndim, "asarray"))
+    if layout is not None:
+        lay = _layout.as_layout(layout, t.ndim, "asarray")
+        if no_copy and t.layout != lay:
+            raise ValueError(f"asarray: layout {lay} needs a copy")
+        return _with_layout(t, lay, "asarray")
+    return t
+
+
+def array(obj, dtype=None, *, copy=True, layout=None):
+    """Like asarray but copies by default (NumPy's ``np.array``)."""
+    return asarray(obj, dtype, copy=copy, layout=layout)
+
+
+tensor = array
+
+
+def _default_dtype(dtype):
+    return as_dtype(dtype) if dtype is not None else DTYPES[12]  # float64
+
+
+def empty(shape, dtype=None, *, layout=None, device=None):
+    """An uninitialized tensor (dtype default float64)."""
+    shape = _shape_tuple(shape, "empty")
+    t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)])
+    return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
+
+
+def full(shape, fill_value, dtype=None, *, layout=None, device=None):
+    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred NumPy-style)."""
+    shape = _shape_tuple(shape, "full")
+    if dtype is None:
+        if isinstance(fill_value, Tensor):
+            dt = fill_value.dtype
+        else:
+            dt = as_dtype(np.asarray(fill_value).dtype)
+    else:
+        dt = as_dtype(dtype)
+    t = _tensor.empty(shape, CODE_OF[dt])
+    if t.size:
+        if isinstance(fill_value, Tensor):
+            _tensor.convert_into(t, fill_value)
+        else:
+            _tensor.fill(t, np.asarray(fill_value).astype(dt).item()
+                         if dt.kind in "biu" else complex(fill_value) if dt.kind == "c"
+                         else float(fill_value))
+    return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
+
+
+def zeros(shape, dtype=None, *, layout=None, device=None):
+    shape = _shape_tuple(shape, "zeros")
+    t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)], None, True)
+    return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
+
+
+def ones(shape, dtype=None, *, layout=None, device=None):
+    return full(shape, 1, _default_dtype(dtype), layout=layout)
+
+
+def _like(x, dtype, shape):
+    x = x if isinstance(x, Tensor) else asarray(x)
+    return (x.shape if shape is None else shape), (x.dtype if dtype is None else dtype), x
+
+
+def _like_layout(x, layout):
+    if layout is not None:
+        return layout
+    if x._explicit_layout is not None:
+        return x._explicit_layout
+    return None if x.flags["C_CONTIGUOUS"] else x.layout
+
+
+def empty_like(x, dtype=None, *, shape=None, layout=None, device=None):
+    s, d, x = _like(x, dtype, shape)
+    return empty(s, d, layout=_like_layout(x, layout) if shape is None else layout)
+
+
+def zeros_like(x, dtype=None, *, shape=None, layout=None, device=None):
+    s, d, x = _like(x, dtype, shape)
+    return zeros(s, d, layout=_like_layout(x, layout) if shape is None else layout)
+
+
+def ones_like(x, dtype=None, *, shape=None, layout=None, device=None):
+    s, d, x = _like(x, dtype, shape)
+    return ones(s, d, layout=_like_layout(x, layout) if shape is None else layout)
+
+
+def full_like(x, fill_value, dtype=None, *, shape=None, layout=None, device=None):
+    s, d, x = _like(x, dtype, shape)
+    return full(s, fill_value, d, layout=_like_layout(x, layout) if shape is None else layout)
+
+
+def arange(start, stop=None, step=1, dtype=None, *, layout=None, device=None):
+    """Evenly spaced values in [start, stop) (NumPy's arange and its dtype inference)."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    n = max(0, math.ceil((stop - start) / step))
+    dt = as_dtype(dtype) if dtype is not None else \
+        as_dtype(np.result_type(np.asarray(start), np.asarray(stop), np.asarray(step)))
+    # The values come from the iota kernel semantics: start + i * step, computed in f64 or
+    # exact integers, then converted.
+    from xarr import lax as _lax
+    code = CODE_OF[dt]
+    if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, step)):
+        idx = _lax.iota(np.dtype(np.int64), n)
+        vals = idx * int(step) + int(start) if n else idx
+    else:
+        idx = _lax.iota(np.dtype(np.float64), n)
+        vals = idx * float(step) + float(start) if n else idx
+    out = vals.astype(dt) if vals.dtype != dt else vals
+    return out if layout is None else _layout.relayout(out, _layout.as_layout(layout, 1))
+
+
+def linspace(start, stop, num=50, *, endpoint=True, dtype=None, layout=None, device=None):
+    """``num`` evenly spaced values from start to stop (NumPy's linspace)."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    from xarr import lax as _lax
+    div = (num - 1) if endpoint else num
+    dt = as_dtype(dtype) if dtype is not None else \
+        as_dtype(np.result_type(np.asarray(start), np.asarray(stop), np.float64))
+    work = np.dtype(np.complex128) if dt.kind == "c" else np.dtype(np.float64)
+    idx = _lax.iota(work, num)
+    if num == 0:
+        return idx.astype(dt)
+    if div > 0:
+        step = (stop - start) / div
+        vals = idx * step + start if step != 0 else idx * 0 + start
+        if endpoint and num > 1:
+            vals[num - 1] = stop
+    else:
+        vals = idx * 0 + start
+    out = vals.astype(dt) if vals.dtype != dt else vals
+    return out if layout is None else _layout.relayout(out, _layout.as_layout(layout, 1))
+
+
+def eye(n_rows, n_cols=None, k=0, dtype=None, *, layout=None, device=None):
+    """A 2-D tensor with ones on diagonal ``k`` and zeros elsewhere."""
+    n_cols = n_rows if n_cols is None else n_cols
+    t = zeros((n_rows, n_cols), dtype)
+    if n_rows and n_cols:
+        # The diagonal is a strided view: stride row + col.
+        start = k if k >= 0 else -k * n_cols
+        length = max(0, min(n_rows, n_cols - k) if k >= 0 else min(n_rows + k, n_cols))
+        if length > 0:
+            flat = t.reshape(-1)
+            diag = flat[start:start + (length - 1) * (n_cols + 1) + 1:n_cols + 1]
+            _tensor.fill(diag, 1)
+    return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, 2))
+
+
+def from_dlpack(x, *, device=None, copy=None):
+    """A Tensor sharing the memory of a DLPack producer (NumPy, PyTorch, JAX ...)."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+    if hasattr(x, "__dlpack_device__"):
+        dev = x.__dlpack_device__()
+        if int(dev[0]) != 1:
+            raise BufferError(f"from_dlpack: only CPU tensors can be imported, got device "
+                              f"{tuple(dev)}")
+    try:
+        capsule = x.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        capsule = x.__dlpack__()
+    t = _tensor.from_dlpack_capsule(capsule)
+    return t.copy() if copy else t

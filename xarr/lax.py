@@ -1,0 +1,185 @@
+"""``xa.lax``: XLA's operation semantics (seed 004), named and shaped like ``jax.lax``.
+
+Strict like XLA: operands of a binary op must have the same element type (TypeError
+otherwise) and different ranks need ``broadcast_dimensions`` (seed 003), e.g.
+``lax.add(x_f32_2x3, v_f32_3, broadcast_dimensions=(1,))``.
+Every elementwise op here is one ElementwiseOp of xarr/_ops/elementwise.py.
+"""
+
+import operator
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import CODE_OF, XLA_NAMES, as_dtype
+from xarr._ops.elementwise import OPS, lax_apply
+from xarr._tensor import Tensor
+
+__all__ = []
+
+
+def _make(name, lax_name, doc):
+    opdef = OPS[name]
+    if opdef.arity == 1:
+        def fn(x):
+            return lax_apply(name, x)
+    elif opdef.arity == 2:
+        def fn(x, y, broadcast_dimensions=None):
+            return lax_apply(name, x, y, broadcast_dimensions=broadcast_dimensions)
+    else:
+        def fn(a, b, c):
+            return lax_apply(name, a, b, c)
+    fn.__name__ = fn.__qualname__ = lax_name
+    fn.__doc__ = doc
+    globals()[lax_name] = fn
+    __all__.append(lax_name)
+
+
+for _name, _lax_name, _doc in [
+    ("neg", "neg", "-x"), ("abs", "abs", "|x| (the real magnitude for complex x)"),
+    ("sign", "sign", "sign(x): -1, 0 or 1; sign(-0.0) = -0.0, sign(NaN) = NaN"),
+    ("not", "bitwise_not", "logical not on pred, bitwise not on integers"),
+    ("ceil", "ceil", "ceil(x)"), ("floor", "floor", "floor(x)"),
+    ("round_nearest_even", "round_nearest_even", "round half to even"),
+    ("exp", "exp", "e**x"), ("expm1", "expm1", "e**x - 1"), ("log", "log", "ln(x)"),
+    ("log1p", "log1p", "ln(1 + x)"), ("logistic", "logistic", "1 / (1 + e**-x)"),
+    ("tanh", "tanh", "tanh(x)"), ("sin", "sin", "sin(x)"), ("cos", "cos", "cos(x)"),
+    ("tan", "tan", "tan(x)"), ("asin", "asin", "asin(x)"), ("acos", "acos", "acos(x)"),
+    ("atan", "atan", "atan(x)"), ("sinh", "sinh", "sinh(x)"), ("cosh", "cosh", "cosh(x)"),
+    ("asinh", "asinh", "asinh(x)"), ("acosh", "acosh", "acosh(x)"),
+    ("atanh", "atanh", "atanh(x)"), ("sqrt", "sqrt", "sqrt(x)"),
+    ("rsqrt", "rsqrt", "1 / sqrt(x)"), ("cbrt", "cbrt", "cube root"),
+    ("square", "square", "x * x"),
+    ("is_finite", "is_finite", "true where x is neither infinite nor NaN"),
+    ("population_count", "population_count", "number of set bits"),
+    ("clz", "clz", "count of leading zero bits (clz(0) = bit width)"),
+    ("real", "real", "real part"), ("imag", "imag", "imaginary part"),
+    ("conj", "conj", "complex conjugate"),
+    ("add", "add", "x + y"), ("sub", "sub", "x - y"), ("mul", "mul", "x * y"),
+    ("div", "div", "x / y (integers: x / 0 = -1, INT_MIN / -1 = INT_MIN)"),
+    ("rem", "rem", "remainder with the sign of the dividend (C fmod); x % 0 = x"),
+    ("max", "max", "maximum, NaN-propagating"), ("min", "min", "minimum, NaN-propagating"),
+    ("pow", "pow", "x ** y"), ("atan2", "atan2", "atan2(x, y)"),
+    ("and", "bitwise_and", "logical and on pred, bitwise on integers"),
+    ("or", "bitwise_or", "logical or on pred, bitwise on integers"),
+    ("xor", "bitwise_xor", "logical xor on pred, bitwise on integers"),
+    ("shift_left", "shift_left", "x << y (0 when y >= bit width)"),
+    ("shift_right_logical", "shift_right_logical", "logical x >> y"),
+    ("shift_right_arithmetic", "shift_right_arithmetic", "arithmetic x >> y"),
+    ("eq", "eq", "x == y"), ("ne", "ne", "x != y"), ("lt", "lt", "x < y"),
+    ("le", "le", "x <= y"), ("gt", "gt", "x > y"), ("ge", "ge", "x >= y"),
+    ("eq_total", "eq_total", "x == y under the TotalOrder"),
+    ("ne_total", "ne_total", "x != y under the TotalOrder"),
+    ("lt_total", "lt_total",
+     "x < y under the TotalOrder -NaN < -Inf < -finite < -0 < +0 < +finite < +Inf < +NaN"),
+    ("le_total", "le_total", "x <= y under the TotalOrder"),
+    ("gt_total", "gt_total", "x > y under the TotalOrder"),
+    ("ge_total", "ge_total", "x >= y under the TotalOrder"),
+]:
+    _make(_name, _lax_name, _doc)
+
+not_ = bitwise_not  # noqa: F821  (jax.lax spells these with a trailing underscore too)
+and_ = bitwise_and  # noqa: F821
+or_ = bitwise_or  # noqa: F821
+xor = bitwise_xor  # noqa: F821
+
+
+class RoundingMethod:
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
+    """Round to integral values: half away from zero (XLA's Round) by default, or half to
+    even with ``rounding_method=RoundingMethod.TO_NEAREST_EVEN``."""
+    if int(rounding_method) == RoundingMethod.TO_NEAREST_EVEN:
+        return lax_apply("round_nearest_even", x)
+    if int(rounding_method) != RoundingMethod.AWAY_FROM_ZERO:
+        raise ValueError(f"lax.round: unknown rounding_method {rounding_method!r}")
+    return lax_apply("round", x)
+
+
+def select(pred, on_true, on_false):
+    """Elementwise pred ? on_true : on_false (seed 004 Select; pred may be a scalar)."""
+    return lax_apply("select", pred, on_true, on_false)
+
+
+def clamp(min, x, max):  # noqa: A002
+    """min(max(x, min), max) elementwise; min/max may be scalars (seed 004 Clamp)."""
+    return lax_apply("clamp", min, x, max)
+
+
+def convert_element_type(operand, new_dtype):
+    """ConvertElementType: float -> int truncates toward zero and saturates (NaN -> 0);
+    x -> pred is x != 0; complex -> real drops the imaginary part (SPEC.md)."""
+    if not isinstance(operand, Tensor):
+        from xarr._creation import asarray
+        operand = asarray(operand)
+    return operand.astype(as_dtype(new_dtype))
+
+
+def iota(dtype, size):
+    """0, 1, ..., size-1 of ``dtype`` (jax.lax.iota)."""
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"lax.iota: size must be non-negative, got {size}")
+    return _tensor.iota(CODE_OF[as_dtype(dtype)], size)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """The seed's Iota(shape, dimension): values count along ``dimension``.
+    ``broadcasted_iota(int32, (2, 3), 1)`` is [[0, 1, 2], [0, 1, 2]]."""
+    shape = tuple(operator.index(d) for d in shape)
+    dimension = operator.index(dimension)
+    if not -len(shape) <= dimension < len(shape):
+        raise ValueError(f"lax.broadcasted_iota: dimension {dimension} out of range for "
+                         f"shape {shape}")
+    dimension %= len(shape)
+    line = iota(dtype, shape[dimension])
+    view = broadcast_in_dim(line, shape, (dimension,))
+    return view.copy()
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """BroadcastInDim: operand dim i becomes result dim broadcast_dimensions[i] (sizes must
+    match or be 1); a read-only view with stride 0 along broadcast dims."""
+    if not isinstance(operand, Tensor):
+        from xarr._creation import asarray
+        operand = asarray(operand)
+    shape = tuple(operator.index(d) for d in shape)
+    bd = tuple(operator.index(d) for d in broadcast_dimensions)
+    if len(bd) != operand.ndim:
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must have one "
+                         f"entry per operand dim (operand shape {operand.shape})")
+    if any(d < 0 or d >= len(shape) for d in bd):
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} out of range for "
+                         f"result shape {shape}")
+    if any(bd[i] >= bd[i + 1] for i in range(len(bd) - 1)):
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must be strictly "
+                         f"increasing")
+    src = _tensor.strided(operand)
+    strides = [0] * len(shape)
+    for i, d in enumerate(bd):
+        if src.shape[i] == shape[d]:
+            strides[d] = src.strides[i]
+        elif src.shape[i] != 1:
+            raise ValueError(f"lax.broadcast_in_dim: operand dim {i} has size "
+                             f"{src.shape[i]}, result dim {d} has size {shape[d]}")
+    return _tensor.as_strided_view(src, shape, strides, 0, True)
+
+
+def broadcast(operand, sizes):
+    """Broadcast: prepends dims ``sizes`` (result shape sizes + operand.shape)."""
+    if not isinstance(operand, Tensor):
+        from xarr._creation import asarray
+        operand = asarray(operand)
+    sizes = tuple(operator.index(d) for d in sizes)
+    if any(d < 0 for d in sizes):
+        raise ValueError(f"lax.broadcast: negative size in {sizes}")
+    n = len(sizes)
+    return broadcast_in_dim(operand, sizes + operand.shape, tuple(range(n, n + operand.ndim)))
+
+
+__all__ += ["not_", "and_", "or_", "xor", "round", "RoundingMethod", "select", "clamp",
+            "convert_element_type", "iota", "broadcasted_iota", "broadcast_in_dim",
+            "broadcast"]
