@@ -29,7 +29,9 @@ from xarr._dtypes import DTYPES, XLA_NAMES, CODE_OF, as_dtype
 
 cdef extern from "core/capi.h" namespace "xarr" nogil:
     void* aligned_alloc64(int64_t nbytes)
-    void aligned_free(void* p)
+    void aligned_free(void* p, int64_t nbytes)
+    int64_t release_cached_memory()
+    int64_t cached_memory_bytes()
     int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* dims,
                const int64_t* strides)
     int ew_run_contiguous(int op, int dtype, int nargs, char** ptrs,
@@ -114,6 +116,16 @@ cdef signed char _fast_out[256 * 15]
 memset(_fast_out, -1, sizeof(_fast_out))
 
 
+def release_memory_cache():
+    """Returns cached large blocks to the system; the number of bytes released."""
+    return release_cached_memory()
+
+
+def memory_cache_bytes():
+    """Bytes currently held in the large-block cache."""
+    return cached_memory_bytes()
+
+
 def _register_frontend(module, fast_entries):
     """Called once by xarr._ops.elementwise: the module handling operator slow paths, and
     (op, dtype, out_dtype) triples that may take the compiled fast path."""
@@ -163,7 +175,7 @@ cdef class Tensor:
 
     def __dealloc__(self):
         if self._alloc != NULL:
-            aligned_free(self._alloc)
+            aligned_free(self._alloc, self._buf_nbytes)
             self._alloc = NULL
 
     # ------------------------------------------------------------------ properties

@@ -1,6 +1,11 @@
 #include "core/capi.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "core/dtype.h"
 #include "engine/nary.h"
@@ -8,13 +13,94 @@
 
 namespace xarr {
 
-void* aligned_alloc64(int64_t nbytes) {
-  if (nbytes < 0) return nullptr;
-  size_t n = static_cast<size_t>(nbytes < 64 ? 64 : (nbytes + 63) / 64 * 64);
-  return std::aligned_alloc(64, n);
+namespace {
+
+constexpr size_t kLargeBlock = size_t{1} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// Rounded allocation size: 64 B granularity for small blocks, 2 MiB for large ones.
+size_t rounded_size(int64_t nbytes) {
+  size_t n = static_cast<size_t>(nbytes < 64 ? 64 : nbytes);
+  if (n >= kLargeBlock) return (n + kHugePage - 1) / kHugePage * kHugePage;
+  return (n + 63) / 64 * 64;
 }
 
-void aligned_free(void* p) { std::free(p); }
+struct BlockCache {
+  std::mutex mu;
+  std::vector<std::pair<void*, size_t>> blocks;  // most recently freed last
+  size_t bytes = 0;
+  size_t limit;
+  BlockCache() {
+    const char* env = std::getenv("XARR_CACHE_BYTES");
+    limit = env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : (size_t{1} << 30);
+  }
+  ~BlockCache() { release(); }
+  void* take(size_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = blocks.size(); i-- > 0;) {
+      if (blocks[i].second == n) {
+        void* p = blocks[i].first;
+        blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+        bytes -= n;
+        return p;
+      }
+    }
+    return nullptr;
+  }
+  bool put(void* p, size_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (n > limit) return false;
+    while (bytes + n > limit && !blocks.empty()) {
+      std::free(blocks.front().first);
+      bytes -= blocks.front().second;
+      blocks.erase(blocks.begin());
+    }
+    blocks.emplace_back(p, n);
+    bytes += n;
+    return true;
+  }
+  int64_t release() {
+    std::lock_guard<std::mutex> lock(mu);
+    int64_t released = static_cast<int64_t>(bytes);
+    for (auto& b : blocks) std::free(b.first);
+    blocks.clear();
+    bytes = 0;
+    return released;
+  }
+};
+
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache();  // never destroyed: frees may come late
+  return *cache;
+}
+
+}  // namespace
+
+void* aligned_alloc64(int64_t nbytes) {
+  if (nbytes < 0) return nullptr;
+  const size_t n = rounded_size(nbytes);
+  if (n < kLargeBlock) return std::aligned_alloc(64, n);
+  if (void* p = block_cache().take(n)) return p;
+  void* p = std::aligned_alloc(kHugePage, n);
+#if defined(MADV_HUGEPAGE)
+  if (p) madvise(p, n, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void aligned_free(void* p, int64_t nbytes) {
+  if (!p) return;
+  const size_t n = rounded_size(nbytes);
+  if (n >= kLargeBlock && block_cache().put(p, n)) return;
+  std::free(p);
+}
+
+int64_t release_cached_memory() { return block_cache().release(); }
+int64_t cached_memory_bytes() {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return static_cast<int64_t>(c.bytes);
+}
 
 int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* dims,
            const int64_t* strides) {

@@ -8,8 +8,15 @@ namespace xarr {
 
 // 64-byte aligned allocation; nullptr on failure (the caller raises MemoryError).
 // Always returns at least 64 usable bytes so size-0 tensors still have a valid pointer.
+// Blocks of >= 1 MiB are 2 MiB aligned, advised for transparent huge pages, and on free
+// kept in a bounded cache (default 1 GiB, XARR_CACHE_BYTES overrides, 0 disables) so the
+// next allocation of the same rounded size reuses already-faulted pages.
+// aligned_free must get the same nbytes the block was allocated with.
 void* aligned_alloc64(int64_t nbytes);
-void aligned_free(void* p);
+void aligned_free(void* p, int64_t nbytes);
+// Frees every cached block; returns the bytes released.
+int64_t release_cached_memory();
+int64_t cached_memory_bytes();
 
 // Runs elementwise op `op` (EwOp) for value dtype `dtype` over an N-D iteration space
 // (engine/nary.h contract). Returns 0, or -1 when the op has no loop for the dtype.
