@@ -476,13 +476,13 @@ cdef class Tensor:
 
     # ------------------------------------------------------------------ operators
     def __add__(self, other): return _binop(self, other, kEw_ADD, "add")
-    def __radd__(self, other): return _frontend.binary("add", other, self)
+    def __radd__(self, other): return _binop_reflected(self, other, kEw_ADD, "add")
     def __sub__(self, other): return _binop(self, other, kEw_SUB, "subtract")
-    def __rsub__(self, other): return _frontend.binary("subtract", other, self)
+    def __rsub__(self, other): return _binop_reflected(self, other, kEw_SUB, "subtract")
     def __mul__(self, other): return _binop(self, other, kEw_MUL, "multiply")
-    def __rmul__(self, other): return _frontend.binary("multiply", other, self)
+    def __rmul__(self, other): return _binop_reflected(self, other, kEw_MUL, "multiply")
     def __truediv__(self, other): return _binop(self, other, kEw_DIV, "divide")
-    def __rtruediv__(self, other): return _frontend.binary("divide", other, self)
+    def __rtruediv__(self, other): return _binop_reflected(self, other, kEw_DIV, "divide")
     def __floordiv__(self, other): return _binop(self, other, kEw_FLOOR_DIV, "floor_divide")
     def __rfloordiv__(self, other): return _frontend.binary("floor_divide", other, self)
     def __mod__(self, other): return _binop(self, other, kEw_MOD, "remainder")
@@ -1020,6 +1020,32 @@ cdef object _binop(object a, object b, int op, str name):
                         ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
                     return out
     return _frontend.binary(name, a, b)
+
+
+cdef object _binop_reflected(Tensor x, object b, int op, str name):
+    """``b <op> x`` for a Python float ``b`` and a float tensor x (e.g. ``2.0 * t``): the
+    scalar is broadcast as the first operand; everything else goes to the frontend."""
+    cdef Tensor out
+    cdef int od
+    cdef char* ptrs[3]
+    cdef int64_t sizes[3]
+    cdef char scalar_buf[16]
+    if (type(b) is float and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
+            and (KIND[x._dtype] == b'f'[0] or KIND[x._dtype] == b'c'[0])):
+        od = _fast_out[op * NUM_DTYPES + x._dtype]
+        if od >= 0:
+            _write_scalar(scalar_buf, x._dtype, b)
+            out = _alloc_like_shape(od, x)
+            ptrs[0] = scalar_buf
+            ptrs[1] = x._data
+            ptrs[2] = out._data
+            sizes[0] = 0
+            sizes[1] = ITEMSIZE[x._dtype]
+            sizes[2] = ITEMSIZE[od]
+            with nogil:
+                ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+            return out
+    return _frontend.binary(name, b, x)
 
 
 # ---------------------------------------------------------------------- indexing

@@ -1,0 +1,100 @@
+"""Elementwise kernels: throughput on 16M elements, xarr vs NumPy (time_*), and the
+speedup ratio NumPy-time / xarr-time measured in the same process (track_*)."""
+
+import numpy as np
+
+import xarr as xa
+
+from .common import N_LARGE, best_time, floats
+
+
+class Binary:
+    params = [["add", "mul", "sub", "div"], ["float32", "float64"]]
+    param_names = ["op", "dtype"]
+
+    def setup(self, op, dtype):
+        self.a = floats(N_LARGE, dtype, 1)
+        self.b = floats(N_LARGE, dtype, 2) + 0.5
+        self.xa_a, self.xa_b = xa.asarray(self.a), xa.asarray(self.b)
+        self.np_fn = {"add": np.add, "mul": np.multiply, "sub": np.subtract,
+                      "div": np.divide}[op]
+        self.xa_fn = {"add": xa.add, "mul": xa.multiply, "sub": xa.subtract,
+                      "div": xa.divide}[op]
+
+    def time_xarr(self, op, dtype):
+        self.xa_fn(self.xa_a, self.xa_b)
+
+    def time_numpy(self, op, dtype):
+        self.np_fn(self.a, self.b)
+
+    def track_speedup_vs_numpy(self, op, dtype):
+        return (best_time(lambda: self.np_fn(self.a, self.b))
+                / best_time(lambda: self.xa_fn(self.xa_a, self.xa_b)))
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class Unary:
+    params = [["exp", "tanh", "log", "sin", "logistic", "sqrt"], ["float32"]]
+    param_names = ["op", "dtype"]
+
+    def setup(self, op, dtype):
+        self.a = floats(N_LARGE, dtype, 3) * 4 - 2
+        if op in ("log", "sqrt"):
+            self.a = np.abs(self.a) + 0.1
+        self.xa_a = xa.asarray(self.a)
+        self.np_fn = {"exp": np.exp, "tanh": np.tanh, "log": np.log, "sin": np.sin,
+                      "logistic": lambda x: 1 / (1 + np.exp(-x)), "sqrt": np.sqrt}[op]
+        self.xa_fn = {"exp": xa.exp, "tanh": xa.tanh, "log": xa.log, "sin": xa.sin,
+                      "logistic": xa.expit, "sqrt": xa.sqrt}[op]
+
+    def time_xarr(self, op, dtype):
+        self.xa_fn(self.xa_a)
+
+    def time_numpy(self, op, dtype):
+        self.np_fn(self.a)
+
+    def track_speedup_vs_numpy(self, op, dtype):
+        return best_time(lambda: self.np_fn(self.a)) / best_time(lambda: self.xa_fn(self.xa_a))
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class Chain:
+    """2*a + 3*b*b - exp(-c), eager, on 16M f32."""
+
+    def setup(self):
+        self.a, self.b, self.c = (floats(N_LARGE, np.float32, s) for s in (4, 5, 6))
+        self.ta, self.tb, self.tc = (xa.asarray(x) for x in (self.a, self.b, self.c))
+
+    def time_xarr(self):
+        2.0 * self.ta + 3.0 * self.tb * self.tb - xa.exp(-self.tc)
+
+    def time_numpy(self):
+        2 * self.a + 3 * self.b * self.b - np.exp(-self.c)
+
+    def track_speedup_vs_numpy(self):
+        return best_time(self.time_numpy) / best_time(self.time_xarr)
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class StridedAndBroadcast:
+    """Non-contiguous and broadcast operands on 4096x4096 f32."""
+
+    def setup(self):
+        self.m = floats(4096 * 4096, np.float32, 7).reshape(4096, 4096)
+        self.v = floats(4096, np.float32, 8)
+        self.tm, self.tv = xa.asarray(self.m), xa.asarray(self.v)
+
+    def time_xarr_row_broadcast(self):
+        self.tm + self.tv
+
+    def time_numpy_row_broadcast(self):
+        self.m + self.v
+
+    def time_xarr_transposed_operand(self):
+        self.tm + self.tm.T
+
+    def time_numpy_transposed_operand(self):
+        self.m + self.m.T

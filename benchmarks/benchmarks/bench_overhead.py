@@ -1,0 +1,36 @@
+"""Per-call overhead: x + y on 100-element f32 tensors."""
+
+import timeit
+
+import numpy as np
+
+import xarr as xa
+
+from .common import floats
+
+
+def _per_call(fn, number=20000):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+class SmallAdd:
+    def setup(self):
+        self.a, self.b = floats(100, np.float32, 11), floats(100, np.float32, 12)
+        self.ta, self.tb = xa.asarray(self.a), xa.asarray(self.b)
+
+    def time_xarr(self):
+        self.ta + self.tb
+
+    def time_numpy(self):
+        self.a + self.b
+
+    def track_overhead_ratio_xarr_over_numpy(self):
+        return _per_call(lambda: self.ta + self.tb) / _per_call(lambda: self.a + self.b)
+
+    track_overhead_ratio_xarr_over_numpy.unit = "x"
+
+    def time_xarr_scalar(self):
+        self.ta * 2.0
+
+    def time_numpy_scalar(self):
+        self.a * 2.0

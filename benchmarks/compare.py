@@ -1,0 +1,146 @@
+"""Side-by-side comparison of xarr with NumPy and (when installed) PyTorch and numexpr.
+
+Prints one row per workload with each library's best time and the ratio peer-time /
+xarr-time (> 1 means xarr is faster), and with ``--markdown FILE`` writes the same table for
+docs/performance.md. All numbers come from one process on one machine, same data.
+
+    python benchmarks/compare.py [--markdown out.md] [--threads N]
+
+To compare against NumPy's own BLAS-free kernels nothing else is needed; when a workload
+uses BLAS, unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE for that command only.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import time
+import timeit
+
+import numpy as np
+
+import xarr as xa
+
+try:
+    import torch
+except ImportError:  # optional peer
+    torch = None
+try:
+    import numexpr
+except ImportError:  # optional peer
+    numexpr = None
+
+
+def best(fn, repeat=7):
+    fn()
+    b = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        b = min(b, time.perf_counter() - t0)
+    return b
+
+
+def per_call(fn, number=20000):
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+def workloads():
+    n = 16 * 1024 * 1024
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.random(n, dtype=np.float32) for _ in range(3))
+    xa_a, xa_b, xa_c = (xa.asarray(v) for v in (a, b, c))
+    m = rng.random((4096, 4096), dtype=np.float32)
+    xm = xa.asarray(m)
+    s1, s2 = rng.random(100, dtype=np.float32), rng.random(100, dtype=np.float32)
+    x1, x2 = xa.asarray(s1), xa.asarray(s2)
+    t = {}
+    if torch is not None:
+        ta, tb, tc = (torch.from_numpy(v) for v in (a, b, c))
+        tm = torch.from_numpy(m)
+        t1, t2 = torch.from_numpy(s1), torch.from_numpy(s2)
+        t = {
+            "add": lambda: ta + tb, "mul": lambda: ta * tb,
+            "exp": lambda: torch.exp(ta), "tanh": lambda: torch.tanh(ta),
+            "chain": lambda: 2 * ta + 3 * tb * tb - torch.exp(-tc),
+            "transpose": lambda: tm.t().contiguous(),
+            "small": lambda: t1 + t2,
+        }
+    ne = {}
+    if numexpr is not None:
+        ne = {"chain": lambda: numexpr.evaluate("2*a + 3*b*b - exp(-c)",
+                                                local_dict={"a": a, "b": b, "c": c}),
+              "exp": lambda: numexpr.evaluate("exp(a)", local_dict={"a": a}),
+              "tanh": lambda: numexpr.evaluate("tanh(a)", local_dict={"a": a})}
+    return [
+        ("add", "add 16M f32", lambda: a + b, lambda: xa_a + xa_b, best, 3 * a.nbytes),
+        ("mul", "mul 16M f32", lambda: a * b, lambda: xa_a * xa_b, best, 3 * a.nbytes),
+        ("exp", "exp 16M f32", lambda: np.exp(a), lambda: xa.exp(xa_a), best, 2 * a.nbytes),
+        ("tanh", "tanh 16M f32", lambda: np.tanh(a), lambda: xa.tanh(xa_a), best,
+         2 * a.nbytes),
+        ("chain", "2a + 3b*b - exp(-c) 16M f32 (eager)",
+         lambda: 2 * a + 3 * b * b - np.exp(-c),
+         lambda: 2.0 * xa_a + 3.0 * xa_b * xa_b - xa.exp(-xa_c), best, 4 * a.nbytes),
+        ("transpose", "relayout {1,0}->{0,1} 4096^2 f32",
+         lambda: np.ascontiguousarray(m.T), lambda: xm.relayout((0, 1)), best, m.nbytes),
+        ("small", "x + y, 100 f32 (per call)", lambda: s1 + s2, lambda: x1 + x2, per_call,
+         None),
+    ], t, ne
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--markdown", help="write a markdown table here")
+    ap.add_argument("--threads", type=int, help="xarr (and torch) threads")
+    args = ap.parse_args()
+    if args.threads:
+        xa.set_num_threads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
+    rows, torch_fns, ne_fns = workloads()
+    header = ["workload", "xarr", "NumPy", "NumPy/xarr"]
+    if torch is not None:
+        header += ["torch", "torch/xarr"]
+    if numexpr is not None:
+        header += ["numexpr", "numexpr/xarr"]
+    header += ["xarr GB/s"]
+    lines = []
+    for key, label, np_fn, xa_fn, timer, nbytes in rows:
+        tx = timer(xa_fn)
+        tn = timer(np_fn)
+        unit, scale = ("us", 1e6) if tx < 1e-4 else ("ms", 1e3)
+        row = [label, f"{tx * scale:.3g} {unit}", f"{tn * scale:.3g} {unit}", f"{tn / tx:.2f}x"]
+        if torch is not None:
+            if key in torch_fns:
+                tt = timer(torch_fns[key])
+                row += [f"{tt * scale:.3g} {unit}", f"{tt / tx:.2f}x"]
+            else:
+                row += ["-", "-"]
+        if numexpr is not None:
+            if key in ne_fns:
+                te = timer(ne_fns[key])
+                row += [f"{te * scale:.3g} {unit}", f"{te / tx:.2f}x"]
+            else:
+                row += ["-", "-"]
+        row += [f"{nbytes / tx / 1e9:.1f}" if nbytes else "-"]
+        lines.append(row)
+        print(" | ".join(row), flush=True)
+    info = (f"{datetime.date.today()}, {platform.processor() or platform.machine()}, "
+            f"{os.cpu_count()} cores, xarr ISA {xa._core.get_isa()}, "
+            f"{xa.get_num_threads()} xarr threads, NumPy {np.__version__}"
+            + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)"
+               if torch is not None else "")
+            + (f", numexpr {numexpr.__version__}" if numexpr is not None else ""))
+    print(info)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(f"Measured {info}.\n\n")
+            f.write("| " + " | ".join(header) + " |\n")
+            f.write("|" + "---|" * len(header) + "\n")
+            for row in lines:
+                f.write("| " + " | ".join(row) + " |\n")
+
+
+if __name__ == "__main__":
+    main()
