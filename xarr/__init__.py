@@ -64,11 +64,34 @@ mod = remainder  # noqa: F821
 
 
 def round(x, decimals=0, out=None):  # noqa: A001
-    """Round half to even (NumPy's ``round``; ``xa.lax.round`` is half away from zero)."""
-    if decimals != 0:
+    """Round half to even to ``decimals`` places (NumPy's ``round``; integers stay integers;
+    ``xa.lax.round`` is half away from zero)."""
+    x = asarray(x)
+    kind = _elementwise._kind(x.dtype)
+    if kind == "c":
+        res = lax.complex(round(real(x), decimals), round(imag(x), decimals))  # noqa: F821
+        if out is not None:
+            out[...] = res
+            return out
+        return res
+    if kind in "biu":
+        if decimals >= 0:
+            res = x.copy()
+        else:
+            scale = 10 ** (-decimals)
+            res = (rint(x.astype(float64) / float(scale)) * float(scale)).astype(x.dtype)  # noqa: F821
+    elif decimals == 0:
+        return rint(x, out=out)  # noqa: F821
+    elif decimals > 0:
         scale = 10.0 ** decimals
-        return rint(multiply(x, scale)) / scale  # noqa: F821
-    return rint(x, out=out)  # noqa: F821
+        res = rint(multiply(x, scale)) / scale  # noqa: F821
+    else:
+        scale = 10.0 ** (-decimals)
+        res = rint(divide(x, scale)) * scale  # noqa: F821
+    if out is not None:
+        out[...] = res
+        return out
+    return res
 
 
 def where(condition, x, y):

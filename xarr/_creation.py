@@ -35,9 +35,7 @@ def _with_layout(t, layout, op):
     if layout is None:
         return t
     lay = _layout.as_layout(layout, t.ndim, op)
-    if t._explicit_layout is None and _layout._is_plain(lay) and \
-            t.layout.minor_to_major == lay.minor_to_major and t.flags["C_CONTIGUOUS"] \
-            == (lay.minor_to_major == tuple(range(t.ndim - 1, -1, -1))):
+    if t.layout == lay and _layout.is_dense(t):
         return t
     return _layout.relayout(t, lay)
 
@@ -55,9 +53,12 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
         t = obj
     elif isinstance(obj, np.ndarray):
         if obj.dtype not in CODE_OF:
+            native = obj.dtype.newbyteorder("=") if obj.dtype.byteorder not in "=|" \
+                else obj.dtype
+            target = dt if dt is not None else as_dtype(native)
             if copy is False:
                 raise ValueError(f"asarray: {obj.dtype} needs a copy to become a tensor")
-            obj = obj.astype(dt if dt is not None else as_dtype(obj.dtype))
+            obj = obj.astype(target)
             copy = False
         t = _tensor.wrap_numpy(obj)
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
@@ -93,8 +94,11 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
             return _layout.relayout(t, _layout.as_layout(layout, t.ndim, "asarray"))
     if layout is not None:
         lay = _layout.as_layout(layout, t.ndim, "asarray")
-        if no_copy and t.layout != lay:
-            raise ValueError(f"asarray: layout {lay} needs a copy")
+        if no_copy:
+            if t.layout != lay or not _layout.is_dense(t):
+                raise ValueError(f"asarray: storing {t.xla_shape} with layout {lay} needs a "
+                                 f"copy, but copy=False")
+            return t
         return _with_layout(t, lay, "asarray")
     return t
 
@@ -105,6 +109,14 @@ def array(obj, dtype=None, *, copy=True, layout=None):
 
 
 tensor = array
+
+
+def _check_python_int(op, value, dt):
+    """NumPy 2: a Python int that does not fit the integer dtype is an OverflowError."""
+    if isinstance(value, int) and not isinstance(value, bool) and dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{op}: Python integer {value} out of bounds for {dt}")
 
 
 def _default_dtype(dtype):
@@ -129,13 +141,15 @@ def full(shape, fill_value, dtype=None, *, layout=None, device=None):
     else:
         dt = as_dtype(dtype)
     t = _tensor.empty(shape, CODE_OF[dt])
-    if t.size:
-        if isinstance(fill_value, Tensor):
+    if isinstance(fill_value, Tensor):
+        if t.size:
             _tensor.convert_into(t, fill_value)
-        else:
-            _tensor.fill(t, np.asarray(fill_value).astype(dt).item()
-                         if dt.kind in "biu" else complex(fill_value) if dt.kind == "c"
-                         else float(fill_value))
+    else:
+        if isinstance(fill_value, np.generic):
+            fill_value = fill_value.item()
+        _check_python_int("full", fill_value, dt)
+        if t.size:
+            _tensor.fill(t, fill_value)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
 
 

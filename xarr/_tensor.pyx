@@ -255,8 +255,9 @@ cdef class Tensor:
     def mT(self):
         if self._ndim < 2:
             raise ValueError(f"mT requires ndim >= 2, got shape {self._shape}")
-        perm = list(range(self._ndim))
-        perm[-1], perm[-2] = perm[-2], perm[-1]
+        cdef int n = self._ndim
+        perm = list(range(n))
+        perm[n - 1], perm[n - 2] = perm[n - 2], perm[n - 1]
         return self.transpose(perm)
 
     @property
@@ -329,13 +330,13 @@ cdef class Tensor:
     def __iter__(self):
         if self._ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        for i in range(self._dims[0]):
-            yield self[i]
+        return (self[i] for i in range(self._dims[0]))
 
     def item(self, *args):
-        """The single element (or the one at ``args``) as a Python scalar."""
+        """The single element as a Python scalar; ``item(i)`` takes a flat index and
+        ``item(i, j, ...)`` a multi-index, as NumPy's."""
         if args:
-            return self[args if len(args) > 1 else args[0]].item()
+            return self.__array__().item(*args)
         if self._size != 1:
             raise ValueError(f"item(): can only convert a tensor of size 1, "
                              f"got shape {self._shape}")
@@ -389,8 +390,14 @@ cdef class Tensor:
         return _frontend.relayout(self, layout)
 
     def reshape(self, *shape, order="C"):
+        """Reshape in row-major (``order='C'``) or column-major (``order='F'``) index
+        order; a view when the strides allow it."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
+        if order == "F":
+            return _frontend.reshape(self.transpose(), tuple(shape)[::-1]).transpose()
+        if order != "C":
+            raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
         return _frontend.reshape(self, shape)
 
     def __array__(self, dtype=None, copy=None):
@@ -436,15 +443,27 @@ cdef class Tensor:
                               f"use np.asarray(t) or DLPack")
         if (flags & 0x0001) and not (self._flags & F_WRITEABLE):   # PyBUF_WRITABLE
             raise BufferError("the tensor is read-only")
+        # PyBUF_STRIDES (0x18) absent: the consumer needs C-contiguous memory; an explicit
+        # C/F/ANY_CONTIGUOUS request (0x20/0x40/0x80) is honoured only when C-contiguous.
+        if ((flags & 0x0018) != 0x0018 or (flags & 0x00e0)) and \
+                not (self._flags & F_C_CONTIG):
+            raise BufferError("the tensor is not C-contiguous; the consumer asked for a "
+                              "contiguous buffer (use t.copy())")
         view.buf = self._data
         view.obj = self
         view.len = self._size * ITEMSIZE[self._dtype]
         view.readonly = 0 if (self._flags & F_WRITEABLE) else 1
         view.itemsize = ITEMSIZE[self._dtype]
-        view.format = fmt
+        view.format = NULL
+        if flags & 0x0004:                                        # PyBUF_FORMAT
+            view.format = fmt
         view.ndim = self._ndim
-        view.shape = <Py_ssize_t*>self._dims
-        view.strides = <Py_ssize_t*>self._strides
+        view.shape = NULL
+        if flags & 0x0008:                                        # PyBUF_ND
+            view.shape = <Py_ssize_t*>self._dims
+        view.strides = NULL
+        if (flags & 0x0010) == 0x0010:                            # PyBUF_STRIDES
+            view.strides = <Py_ssize_t*>self._strides
         view.suboffsets = NULL
         view.internal = NULL
 
@@ -528,7 +547,10 @@ cdef class Tensor:
     def __irshift__(self, other): return _frontend.inplace("right_shift", self, other)
 
     def __reduce__(self):
-        return (_rebuild, (self.__array__().copy(), self._layout))
+        layout = self._layout
+        if layout is None and not (self._flags & F_C_CONTIG):
+            layout = self.layout
+        return (_rebuild, (self.__array__().copy(), layout))
 
     def __copy__(self):
         return self.copy()
@@ -616,7 +638,7 @@ cdef Tensor _alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, 
             raise ValueError(f"negative dimension {dims[i]} in shape "
                              f"{tuple([dims[j] for j in range(ndim)])}")
         t._dims[i] = dims[i]
-        size *= dims[i]
+    size = _checked_nbytes(ndim, dims, 1)
     nbytes = size * ITEMSIZE[dtype]
     t._alloc = aligned_alloc64(nbytes)
     if t._alloc == NULL:
@@ -638,6 +660,22 @@ cdef Tensor _alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, 
             stride *= dims[d] if dims[d] > 0 else 1
     _finish(t, ndim)
     return t
+
+
+cdef int64_t _checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize) except -1:
+    """prod(dims) * itemsize, or ValueError when it does not fit in memory addresses."""
+    cdef int i
+    cdef int64_t n = itemsize
+    cdef int64_t limit = (<int64_t>1) << 60
+    for i in range(ndim):
+        if dims[i] == 0:
+            return 0
+    for i in range(ndim):
+        if dims[i] > limit // n:
+            raise ValueError(f"tensor of shape {tuple([dims[j] for j in range(ndim)])} is "
+                             f"too big: more than 2**60 bytes")
+        n *= dims[i]
+    return n
 
 
 cdef inline Tensor _alloc_like_shape(int dtype, Tensor like):
@@ -687,7 +725,9 @@ def empty_buffer(shape, int dtype, int64_t nelems, layout):
     cdef int64_t dims[MAXDIM]
     cdef int n = _fill_dims(shape, dims)
     cdef Tensor t = Tensor.__new__(Tensor)
-    cdef int64_t nbytes = nelems * ITEMSIZE[dtype]
+    cdef int64_t one = 1
+    _checked_nbytes(n, dims, ITEMSIZE[dtype])
+    cdef int64_t nbytes = _checked_nbytes(1, &nelems, ITEMSIZE[dtype])
     t._alloc = aligned_alloc64(nbytes)
     if t._alloc == NULL:
         raise MemoryError(f"cannot allocate {nbytes} bytes")
@@ -838,10 +878,20 @@ def minor_to_major_of(Tensor t):
 
 
 cdef Tensor _strided(Tensor t):
-    """t itself, or a strided copy when t is tiled."""
+    """t itself, or a strided copy when t is tiled. The copy is read-only, so views of a
+    tiled tensor (t[0], t.T, iteration) refuse writes instead of losing them."""
+    cdef Tensor c
     if t._flags & F_TILED:
-        return _frontend.untile(t)
+        c = _frontend.untile(t)
+        c._flags &= ~F_WRITEABLE
+        return c
     return t
+
+
+def set_layout(Tensor t, layout):
+    """Internal: remembers an explicit layout (one strides cannot tell, e.g. size-1 dims
+    or a memory space)."""
+    t._layout = layout
 
 
 def strided(Tensor t):

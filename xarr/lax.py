@@ -22,13 +22,14 @@ def _make(name, lax_name, doc):
     opdef = OPS[name]
     if opdef.arity == 1:
         def fn(x):
-            return lax_apply(name, x)
+            return lax_apply(name, x, label=lax_name)
     elif opdef.arity == 2:
         def fn(x, y, broadcast_dimensions=None):
-            return lax_apply(name, x, y, broadcast_dimensions=broadcast_dimensions)
+            return lax_apply(name, x, y, broadcast_dimensions=broadcast_dimensions,
+                             label=lax_name)
     else:
         def fn(a, b, c):
-            return lax_apply(name, a, b, c)
+            return lax_apply(name, a, b, c, label=lax_name)
     fn.__name__ = fn.__qualname__ = lax_name
     fn.__doc__ = doc
     globals()[lax_name] = fn
@@ -60,6 +61,7 @@ for _name, _lax_name, _doc in [
     ("rem", "rem", "remainder with the sign of the dividend (C fmod); x % 0 = x"),
     ("max", "max", "maximum, NaN-propagating"), ("min", "min", "minimum, NaN-propagating"),
     ("pow", "pow", "x ** y"), ("atan2", "atan2", "atan2(x, y)"),
+    ("complex", "complex", "x + i*y from two real operands (f32 -> c64, f64 -> c128)"),
     ("and", "bitwise_and", "logical and on pred, bitwise on integers"),
     ("or", "bitwise_or", "logical or on pred, bitwise on integers"),
     ("xor", "bitwise_xor", "logical xor on pred, bitwise on integers"),

@@ -55,6 +55,8 @@ class ElementwiseOp:
             return 0
         if self.result == "real":
             return {13: 11, 14: 12}.get(code, code)
+        if self.result == "complex":
+            return 14 if code == 12 else 13
         return code
 
     def accepts(self, code):
@@ -71,21 +73,22 @@ _FC = "fc"
 OPS = {op.name: op for op in [
     # unary
     ElementwiseOp("neg", "NEG", 1, _NUM),
-    ElementwiseOp("abs", "ABS", 1, _NUM, "real"),
+    ElementwiseOp("abs", "ABS", 1, _ALL, "real"),
     ElementwiseOp("sign", "SIGN", 1, _NUM),
     ElementwiseOp("not", "NOT", 1, "biu"),
     ElementwiseOp("ceil", "CEIL", 1, _FLT),
     ElementwiseOp("floor", "FLOOR", 1, _FLT),
     ElementwiseOp("round", "ROUND", 1, _FLT),
     ElementwiseOp("round_nearest_even", "ROUND_EVEN", 1, _FLT),
+    ElementwiseOp("rint", "ROUND_EVEN", 1, _FC),
     ElementwiseOp("trunc", "TRUNC", 1, _FLT),
     ElementwiseOp("exp", "EXP", 1, _FC),
     ElementwiseOp("expm1", "EXPM1", 1, _FC),
-    ElementwiseOp("exp2", "EXP2", 1, _FLT),
+    ElementwiseOp("exp2", "EXP2", 1, _FC),
     ElementwiseOp("log", "LOG", 1, _FC),
     ElementwiseOp("log1p", "LOG1P", 1, _FC),
-    ElementwiseOp("log2", "LOG2", 1, _FLT),
-    ElementwiseOp("log10", "LOG10", 1, _FLT),
+    ElementwiseOp("log2", "LOG2", 1, _FC),
+    ElementwiseOp("log10", "LOG10", 1, _FC),
     ElementwiseOp("logistic", "LOGISTIC", 1, _FC),
     ElementwiseOp("tanh", "TANH", 1, _FC),
     ElementwiseOp("sin", "SIN", 1, _FC),
@@ -110,7 +113,7 @@ OPS = {op.name: op for op in [
     ElementwiseOp("population_count", "POPCNT", 1, _INT),
     ElementwiseOp("clz", "CLZ", 1, _INT),
     ElementwiseOp("real", "REAL", 1, _ALL, "real"),
-    ElementwiseOp("imag", "IMAG", 1, _NUM, "real"),
+    ElementwiseOp("imag", "IMAG", 1, _ALL, "real"),
     ElementwiseOp("conj", "CONJ", 1, _ALL),
     ElementwiseOp("copy", "COPY", 1, _ALL),
     # binary
@@ -119,6 +122,7 @@ OPS = {op.name: op for op in [
     ElementwiseOp("mul", "MUL", 2, _ALL),
     ElementwiseOp("div", "DIV", 2, _NUM),
     ElementwiseOp("rem", "REM", 2, "iuf"),
+    ElementwiseOp("fmod", "FMOD", 2, "iuf"),
     ElementwiseOp("floor_div", "FLOOR_DIV", 2, "iuf"),
     ElementwiseOp("mod", "MOD", 2, "iuf"),
     ElementwiseOp("max", "MAX", 2, _ALL),
@@ -129,6 +133,7 @@ OPS = {op.name: op for op in [
     ElementwiseOp("copysign", "COPYSIGN", 2, _FLT),
     ElementwiseOp("logaddexp", "LOGADDEXP", 2, _FLT),
     ElementwiseOp("nextafter", "NEXTAFTER", 2, _FLT),
+    ElementwiseOp("complex", "COMPLEX", 2, _FLT, "complex"),
     ElementwiseOp("and", "AND", 2, "biu"),
     ElementwiseOp("or", "OR", 2, "biu"),
     ElementwiseOp("xor", "XOR", 2, "biu"),
@@ -341,10 +346,16 @@ def _execute(opdef, code, inputs, shape, out, op_label):
 
 
 # ---------------------------------------------------------------------- lax frontend
-def lax_apply(name, *operands, broadcast_dimensions=None):
+_SCALAR_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
     """The strict XLA-semantics call of op ``name`` (xa.lax.*): equal element types or a
-    TypeError naming them; XLA broadcasting (see lax_broadcast)."""
+    TypeError naming them; XLA broadcasting (see lax_broadcast). Python scalars are weak
+    but may not be of a higher kind than the tensors (``lax.add(int32, 2.7)`` raises)."""
     opdef = OPS[name]
+    name = label or name
     ts = []
     for v in operands:
         if isinstance(v, Tensor):
@@ -366,7 +377,8 @@ def lax_apply(name, *operands, broadcast_dimensions=None):
         check = [t for t in ts[1:] if t is not None]
         dts = {CODE_OF[t.dtype] for t in check}
     if len(dts) > 1:
-        names = ", ".join(f"{XLA_NAMES[CODE_OF[t.dtype]]}{list(t.shape)}" for t in check)
+        names = ", ".join(f"{XLA_NAMES[CODE_OF[t.dtype]]}[{','.join(map(str, t.shape))}]"
+                          for t in check)
         raise TypeError(f"lax.{name}: operands must have the same element type, got {names}")
     if not dts:
         raise TypeError(f"lax.{name}: at least one operand must be a tensor")
@@ -377,6 +389,11 @@ def lax_apply(name, *operands, broadcast_dimensions=None):
     full = []
     for v, t in zip(operands, ts):
         if t is None:
+            sk = _SCALAR_KIND[type(v)] if type(v) in _SCALAR_KIND else "c"
+            if _KIND_RANK[sk] > _KIND_RANK[KINDS[code]]:
+                raise TypeError(f"lax.{name}: Python {type(v).__name__} {v!r} cannot be an "
+                                f"operand of element type {XLA_NAMES[code]} (no implicit "
+                                f"promotion in lax)")
             _int_scalar_check(f"lax.{name}", v, DTYPES[code])
             full.append(_tensor.scalar_tensor(v, code))
         else:
@@ -397,7 +414,7 @@ class NumpyOp:
     to_float: integer/bool operands are computed in floating point (NumPy's loops:
               int8 -> float16, int16 -> float32, wider -> float64; 'f64' forces float64)
     kernel_by_kind: per-kind override of the lax op (right_shift is logical on unsigned)
-    bool_as: for 'b' operands compute via this op after converting to bool (logical_*)
+    logical: operands are converted to bool first (logical_and ...)
     """
 
     name: str
@@ -405,12 +422,17 @@ class NumpyOp:
     to_float: str = ""
     kernel_by_kind: tuple = ()
     logical: bool = False
+    bool_as: str = ""       # compute bool operands in this dtype (NumPy's int8 loops)
+    result_as: str = ""     # convert the result to this dtype (bitwise_count -> uint8)
+    no_bool: bool = False   # NumPy has no bool loop (TypeError)
 
 
 NUMPY_OPS = {op.name: op for op in [
     NumpyOp("add", "add"), NumpyOp("subtract", "sub"), NumpyOp("multiply", "mul"),
-    NumpyOp("divide", "div", to_float="f64"), NumpyOp("floor_divide", "floor_div"),
-    NumpyOp("remainder", "mod"), NumpyOp("fmod", "rem"), NumpyOp("power", "pow"),
+    NumpyOp("divide", "div", to_float="f64"),
+    NumpyOp("floor_divide", "floor_div", bool_as="int8"),
+    NumpyOp("remainder", "mod", bool_as="int8"), NumpyOp("fmod", "fmod", bool_as="int8"),
+    NumpyOp("power", "pow", bool_as="int8"),
     NumpyOp("maximum", "max"), NumpyOp("minimum", "min"),
     NumpyOp("arctan2", "atan2", to_float="loops"), NumpyOp("hypot", "hypot", to_float="loops"),
     NumpyOp("copysign", "copysign", to_float="loops"),
@@ -419,18 +441,18 @@ NUMPY_OPS = {op.name: op for op in [
     NumpyOp("bitwise_and", "and"), NumpyOp("bitwise_or", "or"), NumpyOp("bitwise_xor", "xor"),
     NumpyOp("logical_and", "and", logical=True), NumpyOp("logical_or", "or", logical=True),
     NumpyOp("logical_xor", "xor", logical=True),
-    NumpyOp("left_shift", "shift_left"),
-    NumpyOp("right_shift", "shift_right_arithmetic",
+    NumpyOp("left_shift", "shift_left", bool_as="int8"),
+    NumpyOp("right_shift", "shift_right_arithmetic", bool_as="int8",
             kernel_by_kind=(("u", "shift_right_logical"),)),
     NumpyOp("equal", "eq"), NumpyOp("not_equal", "ne"), NumpyOp("less", "lt"),
     NumpyOp("less_equal", "le"), NumpyOp("greater", "gt"), NumpyOp("greater_equal", "ge"),
     # unary
-    NumpyOp("negative", "neg"), NumpyOp("positive", "copy"), NumpyOp("absolute", "abs"),
+    NumpyOp("negative", "neg"), NumpyOp("positive", "copy", no_bool=True), NumpyOp("absolute", "abs"),
     NumpyOp("sign", "sign"), NumpyOp("invert", "not"), NumpyOp("logical_not", "not",
                                                                 logical=True),
     NumpyOp("ceil", "ceil", to_float="keepint"), NumpyOp("floor", "floor", to_float="keepint"),
     NumpyOp("trunc", "trunc", to_float="keepint"),
-    NumpyOp("rint", "round_nearest_even", to_float="keepint"),
+    NumpyOp("rint", "rint", to_float="loops"),
     NumpyOp("exp", "exp", to_float="loops"), NumpyOp("expm1", "expm1", to_float="loops"),
     NumpyOp("exp2", "exp2", to_float="loops"), NumpyOp("log", "log", to_float="loops"),
     NumpyOp("log1p", "log1p", to_float="loops"), NumpyOp("log2", "log2", to_float="loops"),
@@ -442,17 +464,22 @@ NUMPY_OPS = {op.name: op for op in [
     NumpyOp("arcsinh", "asinh", to_float="loops"), NumpyOp("arccosh", "acosh",
                                                            to_float="loops"),
     NumpyOp("arctanh", "atanh", to_float="loops"), NumpyOp("sqrt", "sqrt", to_float="loops"),
-    NumpyOp("cbrt", "cbrt", to_float="loops"), NumpyOp("square", "square"),
+    NumpyOp("cbrt", "cbrt", to_float="loops"), NumpyOp("square", "square", bool_as="int8"),
     NumpyOp("isfinite", "is_finite"), NumpyOp("isnan", "is_nan"), NumpyOp("isinf", "is_inf"),
     NumpyOp("signbit", "signbit"), NumpyOp("real", "real"), NumpyOp("imag", "imag"),
-    NumpyOp("conjugate", "conj"), NumpyOp("bitwise_count", "population_count"),
+    NumpyOp("conjugate", "conj", bool_as="int8"),
+    NumpyOp("bitwise_count", "population_count", bool_as="uint8", result_as="uint8"),
     NumpyOp("expit", "logistic", to_float="loops"),
 ]}
 
 
+def _kind(dt):
+    return KINDS[CODE_OF[dt]]
+
+
 def _float_for(dt, rule):
     """The float dtype NumPy computes ``rule`` ops in for an integer/bool dtype."""
-    if dt.kind in "fc" or rule == "":
+    if _kind(dt) in "fc" or rule == "":
         return dt
     if rule == "f64":
         return np.dtype(np.float64)
@@ -467,14 +494,26 @@ def numpy_apply(name, *operands, out=None):
     weak Python scalars, NumPy broadcasting, output layout following the inputs."""
     nop = NUMPY_OPS[name]
     vals = [_to_tensor_or_scalar(v) for v in operands]
+    if nop.lax in _COMPARISONS:
+        vals = _widen_for_out_of_range_ints(vals)
     dt = _promote(vals)
     if nop.logical:
         dt = np.dtype(bool)
     else:
         dt = _float_for(dt, nop.to_float)
-        if nop.to_float == "keepint" and dt.kind in "biu":
-            # NumPy 2: floor/ceil/trunc/rint of integers return the integers unchanged.
-            return numpy_apply("positive", *operands, out=out)
+        if nop.to_float == "keepint" and _kind(dt) in "biu":
+            # NumPy 2: floor/ceil/trunc of integers return the integers unchanged.
+            return numpy_apply("positive", *operands, out=out) if dt != np.bool_ else \
+                _execute(OPS["copy"], 0, [_as_operand(name, vals[0], 0)], vals[0].shape,
+                         out, f"xa.{name}")
+        if dt == np.bool_ and nop.no_bool:
+            raise TypeError(f"xa.{name}: not supported for bool inputs")
+        if dt == np.bool_ and nop.bool_as:
+            dt = np.dtype(nop.bool_as)
+    if nop.lax == "pow" and _kind(dt) in "iu":
+        _check_no_negative_int_exponent(vals[1])
+    if name == "bitwise_count" and _kind(dt) == "i":
+        vals = [numpy_apply("absolute", vals[0])]  # NumPy counts the bits of |x|
     lax_name = nop.lax
     for kind, alt in nop.kernel_by_kind:
         if dt.kind == kind:
@@ -486,7 +525,55 @@ def numpy_apply(name, *operands, out=None):
     shape = broadcast_shapes(*[np.shape(v) if not isinstance(v, Tensor) else v.shape
                                for v in vals], op=f"xa.{name}")
     ts = [_as_operand(f"xa.{name}", v, code) for v in vals]
+    if nop.result_as:
+        res = _execute(opdef, code, ts, shape, None, f"xa.{name}")
+        final = np.dtype(nop.result_as)
+        if out is None:
+            return res.astype(final)
+        _check_out(f"xa.{name}", out, shape, CODE_OF[final])
+        _tensor.convert_into(out, res)
+        return out
     return _execute(opdef, code, ts, shape, out, f"xa.{name}")
+
+
+_COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def _widen_for_out_of_range_ints(vals):
+    """NumPy 2 compares an integer tensor with any Python int exactly, even one outside the
+    tensor's range (``int8_tensor < 300`` is all True): such a scalar is given a wide
+    dtype (int64, uint64 or float64) so promotion computes in a type that holds both."""
+    tensors = [v for v in vals if isinstance(v, Tensor)]
+    out = []
+    for v in vals:
+        if isinstance(v, int) and not isinstance(v, bool) and tensors and \
+                all(_kind(t.dtype) in "iu" for t in tensors):
+            fits = all(np.iinfo(t.dtype).min <= v <= np.iinfo(t.dtype).max for t in tensors)
+            if not fits:
+                if -2**63 <= v < 2**63 and not (v < 0 and any(
+                        t.dtype == np.uint64 for t in tensors)):
+                    wide = np.dtype(np.int64)
+                elif 0 <= v < 2**64:
+                    wide = np.dtype(np.uint64)
+                else:
+                    wide = np.dtype(np.float64)
+                if any(t.dtype == np.uint64 for t in tensors) and wide == np.int64:
+                    wide = np.dtype(np.float64)
+                v = _tensor.scalar_tensor(float(v) if wide.kind == "f" else v, CODE_OF[wide])
+        out.append(v)
+    return out
+
+
+def _check_no_negative_int_exponent(e):
+    """NumPy raises for integer ** negative integer (lax.pow returns 0 instead)."""
+    if isinstance(e, int) and not isinstance(e, bool):
+        neg = e < 0
+    elif isinstance(e, Tensor) and _kind(e.dtype) == "i" and e.size:
+        neg = bool(np.asarray(e).min() < 0)  # validation only; reductions come with issue 4
+    else:
+        neg = False
+    if neg:
+        raise ValueError("xa.power: integers to negative integer powers are not allowed")
 
 
 # Hooks the Cython tensor type calls for operator slow paths.
@@ -519,6 +606,8 @@ def inplace(name, target, other):
     res_dt = _promote([target, other_v])
     nop = NUMPY_OPS[name]
     res_dt = _float_for(res_dt, nop.to_float)
+    if res_dt == np.bool_ and nop.bool_as:
+        res_dt = np.dtype(nop.bool_as)
     if not np.can_cast(res_dt, target.dtype, "same_kind"):
         raise TypeError(f"xa.{name}: cannot cast the result {res_dt} to the in-place "
                         f"target's {target.dtype} under casting rule 'same_kind'")
@@ -555,6 +644,7 @@ def setitem(target, key, value):
     view = _tensor.basic_getitem(target, key)
     if not isinstance(value, Tensor):
         if isinstance(value, _PY_SCALARS):
+            _int_scalar_check("setitem", value, view.dtype)
             if view.size:
                 _tensor.fill(view, value)
             return

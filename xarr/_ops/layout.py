@@ -49,6 +49,21 @@ def _checked_shape(t, layout, op):
         raise type(e)(f"{op}: {e}") from None
 
 
+def is_dense(t):
+    """True when strided ``t`` covers exactly its own dense block of memory (its strides
+    are those of its minor_to_major with no gaps): the storage its layout promises."""
+    if _tensor.is_tiled(t) or t._explicit_layout is not None:
+        return True
+    if t.size == 0:
+        return True
+    expect = t.itemsize
+    for d in t.layout.minor_to_major:
+        if t.shape[d] != 1 and t.strides[d] != expect:
+            return False
+        expect *= t.shape[d]
+    return True
+
+
 def _is_plain(layout):
     return (not layout.tiles and layout.padded_dimensions is None
             and layout.tail_padding_alignment_in_elements == 1 and layout.memory_space == 0)
@@ -114,6 +129,9 @@ def relayout(t, layout):
     if _is_plain(layout):
         out = _tensor.empty(t.shape, code, m2m)
         _copy(out, src)
+        if out.layout != layout:
+            # Size-0/1 dims make several layouts share strides: remember the requested one.
+            _tensor.set_layout(out, layout)
         return out
     out = _tensor.empty_buffer(t.shape, code, shape.storage_elements, layout)
     if layout.tiles:

@@ -35,10 +35,19 @@ struct OutOf<Op, T, std::void_t<typename Op::template Out<T>>> {
 #define XARR_SIMD _Pragma("omp simd")
 #endif
 
+template <class Op, class = void> struct HasArray : std::false_type {};
+template <class Op> struct HasArray<Op, std::void_t<decltype(Op::has_array)>> : std::true_type {};
+
 template <class Op, class T> void unary_loop(char* const* args, const int64_t* st, int64_t n) {
   using O = typename OutOf<Op, T>::type;
   const char* a = args[0];
   char* o = args[1];
+  if constexpr (HasArray<Op>::value && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    if (st[0] == sizeof(T) && st[1] == sizeof(T)) {
+      Op::array(reinterpret_cast<const T*>(a), reinterpret_cast<T*>(o), n);
+      return;
+    }
+  }
   if (st[0] == sizeof(T) && st[1] == sizeof(O)) {
     const T* x = reinterpret_cast<const T*>(a);
     O* y = reinterpret_cast<O*>(o);
@@ -137,9 +146,31 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
+// double -> bf16 with a single rounding: round to float with round-to-odd (truncate, then
+// set the last bit if anything was dropped), then float -> bf16 rounds to nearest even.
+// Plain double -> float -> bf16 rounds twice: 1.0039062509313226 would become 1.0, not
+// 1.0078125.
+inline bf16 double_to_bf16(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) != d && d == d && std::fabs(d) <= 3.4028234663852886e38) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) u -= 1;  // truncate toward zero
+    u |= 1u;                                                       // sticky bit
+    std::memcpy(&f, &u, 4);
+  }
+  return float_to_bf16(f);
+}
+
 template <class S, class D> inline D convert_storage(S x) {
   if constexpr (std::is_same_v<D, f16> && std::is_same_v<S, double>) {
     return static_cast<f16>(x);  // one rounding, not double -> float -> f16
+  } else if constexpr (std::is_same_v<D, f16> && std::is_integral_v<S> && sizeof(S) >= 4) {
+    return static_cast<f16>(static_cast<double>(x));
+  } else if constexpr (std::is_same_v<D, bf16> &&
+                       (std::is_same_v<S, double> ||
+                        (std::is_integral_v<S> && sizeof(S) >= 4))) {
+    return double_to_bf16(static_cast<double>(x));
   } else {
     using DC = typename TypeInfo<D>::compute;
     return store<D>(convert_value<DC>(load<S>(x)));
@@ -162,10 +193,49 @@ template <class S, class D> void convert_loop(char* const* args, const int64_t* 
   }
 }
 
+// nextafter on 16-bit floats steps one ULP of the 16-bit type, so it works on the bits.
+template <class T> inline uint16_t bits16(T v) {
+  uint16_t u;
+  std::memcpy(&u, &v, 2);
+  return u;
+}
+template <class T> void nextafter16_loop(char* const* args, const int64_t* st, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, args[0] + i * st[0], 2);
+    std::memcpy(&b, args[1] + i * st[1], 2);
+    const float fa = load<T>(a), fb = load<T>(b);
+    uint16_t ua = bits16(a);
+    uint16_t r;
+    if (fa != fa || fb != fb) {
+      r = 0x7e00u | (fa != fa ? ua : bits16(b));  // a quiet NaN
+    } else if (fa == fb) {
+      r = bits16(b);
+    } else if (fa == 0.0f) {
+      r = static_cast<uint16_t>((fb < 0 ? 0x8000u : 0u) | 1u);  // smallest subnormal
+    } else if ((fa < fb) == (fa > 0)) {
+      r = static_cast<uint16_t>(ua + 1);  // away from zero
+    } else {
+      r = static_cast<uint16_t>(ua - 1);  // toward zero
+    }
+    std::memcpy(args[2] + i * st[2], &r, 2);
+  }
+}
+
 template <class Op, int Arity, class T> LoopFn pick_loop() {
   using C = typename TypeInfo<T>::compute;
-  if constexpr (!Op::template ok<C>) {
+  if constexpr (std::is_same_v<Op, Nextafter> &&
+                (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)) {
+    return &nextafter16_loop<T>;
+  } else if constexpr (!Op::template ok<C>) {
     return nullptr;
+#if !defined(XARR_EW_REFERENCE)
+  } else if constexpr (kComplex<C> && (std::is_same_v<Op, Mul> || std::is_same_v<Op, Div> ||
+                                       std::is_same_v<Op, Square>)) {
+    // GCC's SLP complex-multiply patterns emit fmaddsub even under -ffp-contract=off; the
+    // reference loop keeps complex products bitwise identical across ISAs.
+    return nullptr;
+#endif
   } else if constexpr (Arity == 1) {
     return &unary_loop<Op, T>;
   } else if constexpr (Arity == 2) {
@@ -233,6 +303,7 @@ inline void fill_table(EwTable* t) {
   XARR_FILL(MUL, Mul, 2)
   XARR_FILL(DIV, Div, 2)
   XARR_FILL(REM, Rem, 2)
+  XARR_FILL(FMOD, Fmod, 2)
   XARR_FILL(FLOOR_DIV, FloorDiv, 2)
   XARR_FILL(MOD, Mod, 2)
   XARR_FILL(MAX, Max, 2)
@@ -261,6 +332,7 @@ inline void fill_table(EwTable* t) {
   XARR_FILL(GT_TOTAL, GtTotal, 2)
   XARR_FILL(GE_TOTAL, GeTotal, 2)
   XARR_FILL(NEXTAFTER, Nextafter, 2)
+  XARR_FILL(COMPLEX, MakeComplex, 2)
   XARR_FILL(CLAMP, Clamp, 3)
 #undef XARR_FILL
   // select is keyed by the value dtype but only moves bytes.

@@ -76,9 +76,10 @@ struct Neg {
 };
 struct Abs {
   template <class T> using Out = typename RealOf<T>::type;
-  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
   template <class C> static auto f(C x) {
-    if constexpr (kComplex<C>) return XARR_MATH::cabs(x);
+    if constexpr (kBool<C>) return x;
+    else if constexpr (kComplex<C>) return XARR_MATH::cabs(x);
     else if constexpr (kUInt<C>) return x;
     else if constexpr (kInt<C>) return static_cast<C>(x < 0 ? static_cast<C>(0 - x) : x);
     else return std::fabs(x);
@@ -114,22 +115,18 @@ struct Not {
 XARR_FLOAT_UNARY(Ceil, std::ceil(x))
 XARR_FLOAT_UNARY(Floor, std::floor(x))
 XARR_FLOAT_UNARY(Trunc, std::trunc(x))
-XARR_FLOAT_UNARY(RoundEven, std::nearbyint(x))
 XARR_FLOAT_UNARY(Cbrt, XARR_MATH::cbrt(x))
-XARR_FLOAT_UNARY(Exp2, XARR_MATH::exp2(x))
-XARR_FLOAT_UNARY(Log2, XARR_MATH::log2(x))
-XARR_FLOAT_UNARY(Log10, XARR_MATH::log10(x))
 #undef XARR_FLOAT_UNARY
 
 // Round half away from zero: trunc(x) plus one step when |frac| >= 0.5.
-// Worked example: 2.5 -> 3, -2.5 -> -3, 0.49999997f -> 0, -0.0 -> -0.0.
+// Worked example: 2.5 -> 3, -2.5 -> -3, 0.49999997f -> 0, -0.0 -> -0.0, -0.4 -> -0.0.
 struct Round {
   template <class C> static constexpr bool ok = kFloat<C>;
   template <class C> static C f(C x) {
     C t = std::trunc(x);
     C d = x - t;
-    C step = std::fabs(d) >= C(0.5) ? std::copysign(C(1), x) : C(0);
-    return t + step;
+    C step = std::fabs(d) >= C(0.5) ? C(1) : C(0);
+    return std::copysign(std::fabs(t) + step, x);  // keeps -0.0 and -0.4 -> -0.0
   }
 };
 
@@ -148,9 +145,24 @@ XARR_FC_UNARY(Log, XARR_MATH::log(x), std::log(x))
 XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(1) + x))
 XARR_FC_UNARY(Logistic, XARR_MATH::logistic(x), C(1) / (C(1) + std::exp(-x)))
 XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x))
-XARR_FC_UNARY(Sin, XARR_MATH::sin(x), std::sin(x))
-XARR_FC_UNARY(Cos, XARR_MATH::cos(x), std::cos(x))
-XARR_FC_UNARY(Tan, XARR_MATH::tan(x), std::tan(x))
+// sin/cos/tan also give contiguous float/double loops an array entry point (`array`), so
+// the vector tables can fix lanes outside vmath's fast range block by block.
+#define XARR_TRIG_UNARY(NAME, fn)                                                         \
+  struct NAME {                                                                           \
+    template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
+    static constexpr bool has_array = true;                                               \
+    template <class C> static C f(C x) {                                                  \
+      if constexpr (kComplex<C>) return std::fn(x);                                       \
+      else return XARR_MATH::fn(x);                                                       \
+    }                                                                                     \
+    template <class T> static void array(const T* x, T* y, int64_t n) {                   \
+      XARR_MATH::fn##_array(x, y, n);                                                     \
+    }                                                                                     \
+  };
+XARR_TRIG_UNARY(Sin, sin)
+XARR_TRIG_UNARY(Cos, cos)
+XARR_TRIG_UNARY(Tan, tan)
+#undef XARR_TRIG_UNARY
 XARR_FC_UNARY(Asin, XARR_MATH::asin(x), std::asin(x))
 XARR_FC_UNARY(Acos, XARR_MATH::acos(x), std::acos(x))
 XARR_FC_UNARY(Atan, XARR_MATH::atan(x), std::atan(x))
@@ -159,6 +171,10 @@ XARR_FC_UNARY(Cosh, XARR_MATH::cosh(x), std::cosh(x))
 XARR_FC_UNARY(Asinh, XARR_MATH::asinh(x), std::asinh(x))
 XARR_FC_UNARY(Acosh, XARR_MATH::acosh(x), std::acosh(x))
 XARR_FC_UNARY(Atanh, XARR_MATH::atanh(x), std::atanh(x))
+XARR_FC_UNARY(Exp2, XARR_MATH::exp2(x), std::pow(C(2), x))
+XARR_FC_UNARY(Log2, XARR_MATH::log2(x), std::log(x) / typename C::value_type(0.69314718055994530942))
+XARR_FC_UNARY(Log10, XARR_MATH::log10(x), std::log10(x))
+XARR_FC_UNARY(RoundEven, std::nearbyint(x), C(std::nearbyint(x.real()), std::nearbyint(x.imag())))
 XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x))
 XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x))
 #undef XARR_FC_UNARY
@@ -237,7 +253,7 @@ struct Real {
 };
 struct Imag {
   template <class T> using Out = typename RealOf<T>::type;
-  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
   template <class C> static auto f(C x) {
     if constexpr (kComplex<C>) return x.imag();
     else return C(0);
@@ -324,6 +340,14 @@ struct Rem {
     } else {
       return std::fmod(a, b);
     }
+  }
+};
+// NumPy's fmod: C fmod for floats; integers give 0 for a zero divisor (NumPy's value).
+struct Fmod {
+  template <class C> static constexpr bool ok = kReal<C>;
+  template <class C> static C f(C a, C b) {
+    if constexpr (kInt<C>) return b == 0 ? C(0) : Rem::f(a, b);
+    else return std::fmod(a, b);
   }
 };
 struct FloorDiv {
@@ -441,6 +465,14 @@ XARR_FLOAT_BINARY(Hypot, std::hypot(a, b))
 XARR_FLOAT_BINARY(Copysign, std::copysign(a, b))
 XARR_FLOAT_BINARY(Nextafter, std::nextafter(a, b))
 #undef XARR_FLOAT_BINARY
+// lax.complex(re, im): f16/bf16/f32 -> c64, f64 -> c128.
+template <class T> struct ComplexOf { using type = c64; };
+template <> struct ComplexOf<double> { using type = c128; };
+struct MakeComplex {
+  template <class T> using Out = typename ComplexOf<T>::type;
+  template <class C> static constexpr bool ok = kFloat<C>;
+  template <class C> static std::complex<C> f(C a, C b) { return std::complex<C>(a, b); }
+};
 // log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)).
 struct LogAddExp {
   template <class C> static constexpr bool ok = kFloat<C>;
@@ -495,14 +527,17 @@ struct ShrArith {
   }
 };
 // Comparisons: complex compare lexicographically (real part first), as NumPy does.
+// NumPy's complex order: a NaN imaginary part makes the real-part test false too.
 template <class C> inline bool lex_less(C a, C b) {
   if constexpr (kComplex<C>)
-    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+    return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
+           (a.real() == b.real() && a.imag() < b.imag());
   else return a < b;
 }
 template <class C> inline bool lex_le(C a, C b) {
   if constexpr (kComplex<C>)
-    return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+    return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
+           (a.real() == b.real() && a.imag() <= b.imag());
   else return a <= b;
 }
 #define XARR_CMP(NAME, EXPR)                                                              \

@@ -33,11 +33,11 @@ using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
   X(IS_INF, 1) X(POPCNT, 1) X(CLZ, 1) X(REAL, 1) X(IMAG, 1) X(CONJ, 1) X(COPY, 1)             \
   X(SIGNBIT, 1)                                                                              \
   /* binary */                                                                               \
-  X(ADD, 2) X(SUB, 2) X(MUL, 2) X(DIV, 2) X(REM, 2) X(FLOOR_DIV, 2) X(MOD, 2) X(MAX, 2)      \
+  X(ADD, 2) X(SUB, 2) X(MUL, 2) X(DIV, 2) X(REM, 2) X(FMOD, 2) X(FLOOR_DIV, 2) X(MOD, 2) X(MAX, 2)      \
   X(MIN, 2) X(POW, 2) X(ATAN2, 2) X(HYPOT, 2) X(COPYSIGN, 2) X(LOGADDEXP, 2) X(AND, 2)        \
   X(OR, 2) X(XOR, 2) X(SHL, 2) X(SHR_LOGICAL, 2) X(SHR_ARITH, 2) X(EQ, 2) X(NE, 2) X(LT, 2)  \
   X(LE, 2) X(GT, 2) X(GE, 2) X(EQ_TOTAL, 2) X(NE_TOTAL, 2) X(LT_TOTAL, 2) X(LE_TOTAL, 2)     \
-  X(GT_TOTAL, 2) X(GE_TOTAL, 2) X(NEXTAFTER, 2)                                              \
+  X(GT_TOTAL, 2) X(GE_TOTAL, 2) X(NEXTAFTER, 2) X(COMPLEX, 2)                                              \
   /* ternary: select(pred, on_true, on_false) keyed by the value dtype; clamp(lo, x, hi) */   \
   X(SELECT, 3) X(CLAMP, 3)
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
 
 namespace xarr {
 namespace libm {
@@ -16,7 +17,13 @@ template <class T> inline T log(T x) { return std::log(x); }
 template <class T> inline T log1p(T x) { return std::log1p(x); }
 template <class T> inline T log2(T x) { return std::log2(x); }
 template <class T> inline T log10(T x) { return std::log10(x); }
-template <class T> inline T logistic(T x) { return T(1) / (T(1) + std::exp(-x)); }
+// e / (1 + e) with e = exp(-|x|): never overflows, so the negative tail underflows
+// gradually (logistic(-100.f) = 3.72e-44f) instead of flushing at x = -88.7.
+template <class T> inline T logistic(T x) {
+  T e = std::exp(-std::fabs(x));
+  T r = T(1) / (T(1) + e);
+  return x >= T(0) ? r : e * r;
+}
 template <class T> inline T tanh(T x) { return std::tanh(x); }
 template <class T> inline T sin(T x) { return std::sin(x); }
 template <class T> inline T cos(T x) { return std::cos(x); }
@@ -33,6 +40,15 @@ template <class T> inline T cbrt(T x) { return std::cbrt(x); }
 template <class T> inline T pow(T x, T y) { return std::pow(x, y); }
 template <class T> inline T atan2(T y, T x) { return std::atan2(y, x); }
 template <class T> inline T cabs(std::complex<T> z) { return std::abs(z); }
+template <class T> inline void sin_array(const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]);
+}
+template <class T> inline void cos_array(const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::cos(x[i]);
+}
+template <class T> inline void tan_array(const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::tan(x[i]);
+}
 
 }  // namespace libm
 }  // namespace xarr

@@ -1,0 +1,733 @@
+"""The NumPy frontend's elementwise functions and operators (``xa.add``, ``t + u`` ...)
+against NumPy 2: result dtypes (NEP 50 weak Python scalars), values over every dtype,
+special values, broadcasting, layouts and views, ``out=``, in-place operators, errors.
+
+References: NumPy itself (in the same dtype) for exact operations; for float functions
+the float64 NumPy result rounded to the result dtype, with the max-ULP tolerances of
+ULP_TOL; for complex functions a normwise relative tolerance (COMPLEX_RTOL).
+"""
+
+import math
+import warnings
+import zlib
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xarr as xa
+from conftest import (ALL_DTYPES, BF16, FLOATS, INTS, LAYOUTS, SIGNED, UNSIGNED,
+                      assert_same, assert_ulp, describe_mismatch, finfo, kind, make_tensor,
+                      random_array, round_to, special_values, to_np)
+
+# ------------------------------------------------------------------------------ op tables
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
+          "power", "maximum", "minimum", "arctan2", "hypot", "copysign", "logaddexp",
+          "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+          "logical_or", "logical_xor", "left_shift", "right_shift", "equal", "not_equal",
+          "less", "less_equal", "greater", "greater_equal"]
+UNARY = ["negative", "positive", "absolute", "sign", "invert", "logical_not", "ceil",
+         "floor", "trunc", "rint", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
+         "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+         "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "square", "isfinite", "isnan",
+         "isinf", "signbit", "real", "imag", "conjugate", "bitwise_count"]
+
+
+def _expit(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def np_func(name):
+    return _expit if name == "expit" else getattr(np, name)
+
+
+# Max ULP distance from the float64 result rounded to the result dtype, for f32/f64
+# results. float16/bfloat16 results are computed in float32, so they may only be off by
+# a double rounding: 1 ULP of the narrow type.
+ULP_TOL = {"exp": 2, "expm1": 2, "exp2": 2, "log": 2, "log1p": 2, "log2": 2, "log10": 2,
+           "sin": 2, "cos": 2, "tan": 3, "arcsin": 2, "arccos": 2, "arctan": 2,
+           "sinh": 3, "cosh": 3, "tanh": 2, "arcsinh": 3, "arccosh": 3, "arctanh": 3,
+           "cbrt": 2, "expit": 4, "arctan2": 2, "hypot": 1, "logaddexp": 3, "power": 2}
+NARROW_ULP = 1
+# Complex results of these ops are compared normwise: |got - ref| <= rtol * |ref|.
+COMPLEX_RTOL = {np.dtype(np.complex64): 1e-5, np.dtype(np.complex128): 1e-12}
+# (NumPy multiplies complex numbers with FMA in its SIMD loops, so not bitwise either.)
+COMPLEX_APPROX = set(ULP_TOL) | {"divide", "multiply", "sqrt", "sign", "square"}
+
+
+def ulp_tol(name, rd):
+    return NARROW_ULP if np.dtype(rd) in (xa.float16, BF16) else ULP_TOL[name]
+
+
+def numpy_result(name, *args):
+    """(NumPy's result or None, the exception NumPy raised or None)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return np_func(name)(*args), None
+        except Exception as e:  # noqa: BLE001 - any NumPy refusal counts
+            return None, e
+
+
+def base_exception(err):
+    """The builtin class of a NumPy exception (UFuncTypeError -> TypeError ...)."""
+    for cls in (OverflowError, TypeError, ValueError):
+        if isinstance(err, cls):
+            return cls
+    return type(err)
+
+
+def _probe(name, dt):
+    nargs = 2 if name in BINARY else 1
+    x = np.ones(3, dt)
+    ref, err = numpy_result(name, *([x] * nargs))
+    try:
+        got = getattr(xa, name)(*([xa.asarray(x)] * nargs))
+    except Exception:  # noqa: BLE001
+        return False
+    return err is None and to_np(got).dtype == np.asarray(ref).dtype
+
+
+# (op, dtype) pairs where NumPy and xarr both compute the op with the same result dtype;
+# test_support_and_result_dtype checks that this is every pair NumPy supports.
+VALUE_DTYPES = {name: [dt for dt in ALL_DTYPES if _probe(name, dt)]
+                for name in BINARY + UNARY}
+
+
+def gen_args(rng, name, dt, shapes):
+    """Random operands for ``name``: special values mixed in, except for complex results
+    compared normwise (finite values of moderate size there); non-negative integer
+    exponents for power (NumPy raises on negative ones)."""
+    if kind(dt) == "c" and name in COMPLEX_APPROX:
+        args = [random_array(rng, s, dt, specials=0, low=-5, high=5) for s in shapes]
+    else:
+        args = [random_array(rng, s, dt) for s in shapes]
+    if name == "power" and kind(dt) in "iu":
+        args[1] = (np.abs(args[1].astype(np.int64)) % 40).astype(dt)
+    return args
+
+
+def _ulp_of(m, dt):
+    """One ULP of dtype ``dt`` at magnitude ``m`` (float64 array)."""
+    fi = finfo(dt)
+    e = np.floor(np.log2(np.maximum(m, float(fi.tiny))))
+    return np.exp2(e - fi.nmant)
+
+
+# the sign of a zero result is unspecified for these (NumPy itself differs between dtypes;
+# xa.sign keeps -0.0 as the lax SPEC decides, NumPy returns +0.0)
+ZERO_SIGN_FREE = {"sign", "maximum", "minimum", "nextafter"}
+
+
+def check_against_numpy(name, got, args, inputs=None):
+    """got = xa.<name>(*tensors) where ``args`` are the NumPy/Python equivalents."""
+    ref, err = numpy_result(name, *args)
+    assert err is None, f"NumPy refused: {err}"
+    ref = np.asarray(ref)
+    rd = ref.dtype
+    kinds = {kind(np.asarray(a).dtype) for a in args}
+    inputs = inputs or {f"x{i}": a for i, a in enumerate(args)}
+    if kind(rd) == "c" and name in COMPLEX_APPROX:
+        g = to_np(got)
+        assert g.dtype == rd
+        with np.errstate(all="ignore"):
+            ref128 = np.asarray(np_func(name)(*[np.asarray(a).astype(np.complex128)
+                                                for a in args]))
+        err = np.abs(g.astype(np.complex128) - ref128)
+        bad = ~(err <= COMPLEX_RTOL[rd] * np.maximum(np.abs(ref128), 1e-30))
+        assert not bad.any(), (f"{int(bad.sum())} complex results off: got "
+                               f"{g[bad][:4]}, expected {ref128[bad][:4]}")
+        return
+    if name == "absolute" and "c" in kinds:
+        z = np.asarray(args[0])  # NumPy's own complex abs is not correctly rounded
+        with np.errstate(all="ignore"):
+            ref64 = np.hypot(z.real.astype(np.float64), z.imag.astype(np.float64))
+        assert_ulp(got, round_to(ref64, rd), 1, inputs)
+        return
+    if name == "logaddexp" and kind(rd) == "f":
+        # max(a, b) + log1p(exp(-|a - b|)) cancels when the result is near 0 (NumPy's
+        # float32 loop too): allow 3 ULP of max(|a|, |b|) plus 1 ULP of the result.
+        a64, b64 = (np.asarray(a).astype(np.float64) for a in args)
+        with np.errstate(all="ignore"):
+            ref64 = np.logaddexp(a64, b64)
+        g = to_np(got)
+        assert g.dtype == rd
+        g64 = g.astype(np.float64)
+        with np.errstate(all="ignore"):
+            fin = np.isfinite(ref64)
+            tol = 3 * _ulp_of(np.maximum(np.abs(a64), np.abs(b64)), rd) + \
+                _ulp_of(np.abs(ref64), rd)
+            bad = np.where(fin, ~(np.abs(g64 - ref64) <= tol),
+                           ~((g64 == ref64) | (np.isnan(g64) & np.isnan(ref64))))
+        if bad.any():
+            raise AssertionError(describe_mismatch(bad, g, round_to(ref64, rd), inputs))
+        return
+    if name in ULP_TOL and kind(rd) == "f" and not (name == "power" and kinds <= set("biu")):
+        with np.errstate(all="ignore"):
+            ref64 = np_func(name)(*[np.asarray(a).astype(np.float64) for a in args])
+        assert_ulp(got, round_to(ref64, rd), ulp_tol(name, rd), inputs)
+        return
+    assert_same(got, ref, inputs, zero_sign=name not in ZERO_SIGN_FREE)
+
+
+# ------------------------------------------------------------------------------ dtypes
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", BINARY + UNARY + ["expit"])
+def test_support_and_result_dtype(name, dt):
+    """Every dtype NumPy accepts is accepted, with NumPy's result dtype; dtypes NumPy
+    rejects raise TypeError naming the op."""
+    nargs = 2 if name in BINARY else 1
+    x = np.ones(4, dt)
+    ref, err = numpy_result(name, *([x] * nargs))
+    if name == "expit":  # scipy.special.expit's loops: e->e, f->f, d->d
+        if kind(dt) == "c":
+            pytest.skip("no NumPy/SciPy reference for complex expit")
+        ref, err = np.ones(4, np.sin(x).dtype), None
+    args = [xa.asarray(x)] * nargs
+    if err is not None:
+        with pytest.raises(TypeError, match=name):
+            getattr(xa, name)(*args)
+        return
+    got = getattr(xa, name)(*args)
+    assert got.dtype == np.asarray(ref).dtype
+    assert got.shape == (4,)
+
+
+PROMO_DTYPES = [xa.bool_, xa.int8, xa.uint8, xa.int16, xa.uint32, xa.int64, xa.uint64,
+                xa.float16, xa.bfloat16, xa.float32, xa.float64, xa.complex64]
+
+
+@pytest.mark.parametrize("d2", PROMO_DTYPES, ids=str)
+@pytest.mark.parametrize("d1", PROMO_DTYPES, ids=str)
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "less"])
+def test_mixed_dtype_promotion(name, d1, d2):
+    """Tensor-tensor promotion is np.result_type's (TypeError where it has none); values
+    are NumPy's computed in that dtype."""
+    rng = np.random.default_rng(7)
+    a = random_array(rng, (3, 4), d1)
+    b = random_array(rng, (4,), d2)
+    try:
+        rt = np.result_type(d1, d2)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(xa, name)(xa.asarray(a), xa.asarray(b))
+        return
+    got = getattr(xa, name)(xa.asarray(a), xa.asarray(b))
+    with np.errstate(all="ignore"):
+        ref = np_func(name)(a.astype(rt), b.astype(rt))
+    if rt.kind == "c" and name in ("multiply", "divide", "power"):
+        # NumPy's SIMD complex products may use FMA: not a bitwise reference.
+        g = np.asarray(got).astype(np.complex128)
+        r = ref.astype(np.complex128)
+        fin = np.isfinite(r)
+        tol = 4 * np.finfo(rt).eps
+        assert np.asarray(got).dtype == rt
+        assert (np.abs(g[fin] - r[fin]) <= tol * np.abs(r[fin]) + 1e-300).all()
+        return
+    assert_same(got, ref, {"a": a, "b": b}, zero_sign=name not in ZERO_SIGN_FREE)
+
+
+SCALARS = [True, 0, 1, -1, 7, 127, 128, 255, 300, -129, 2 ** 31, 2 ** 63 - 1, 2 ** 63,
+           1.5, -0.0, math.inf, math.nan, 1e300, 1 + 2j]
+
+
+@pytest.mark.parametrize("scalar", SCALARS, ids=repr)
+@pytest.mark.parametrize("dt", [d for d in ALL_DTYPES if d != BF16], ids=str)
+def test_python_scalar_weak_promotion(dt, scalar):
+    """NEP 50: a Python scalar takes the tensor's dtype when of the same or a lower kind;
+    a Python int that does not fit raises OverflowError (as NumPy does)."""
+    rng = np.random.default_rng(1)
+    a = random_array(rng, (5,), dt)
+    for name, args in [("add", (a, scalar)), ("subtract", (scalar, a)),
+                       ("multiply", (a, scalar)), ("less", (scalar, a))]:
+        targs = [xa.asarray(v) if isinstance(v, np.ndarray) else v for v in args]
+        ref, err = numpy_result(name, *args)
+        if err is not None:
+            with pytest.raises(base_exception(err)) as info:
+                getattr(xa, name)(*targs)
+            assert str(scalar) in str(info.value) or not isinstance(err, OverflowError)
+            continue
+        got = getattr(xa, name)(*targs)
+        assert_same(got, ref, {"x0": args[0], "x1": args[1]})
+
+
+@pytest.mark.parametrize("scalar", [1, 2.5, True, -3], ids=repr)
+def test_python_scalar_keeps_bfloat16(scalar):
+    """bfloat16 follows NEP 50 like float16: bf16 tensor + Python int/float is bf16."""
+    a = np.array([1.0, 2.5, -3.0], BF16)
+    got = xa.asarray(a) + scalar
+    assert got.dtype == BF16
+    assert_same(got, (a.astype(np.float32) + np.float32(scalar)).astype(BF16))
+    got = scalar * xa.asarray(a)
+    assert got.dtype == BF16
+
+
+@pytest.mark.parametrize("dt", INTS, ids=str)
+def test_python_int_out_of_range_raises(dt):
+    info = np.iinfo(dt)
+    t = xa.asarray(np.zeros(3, dt))
+    for v in (info.max + 1, info.min - 1):
+        with pytest.raises(OverflowError, match=str(v)):
+            xa.add(t, v)
+        with pytest.raises(OverflowError, match=str(v)):
+            t * v
+        with pytest.raises(OverflowError):
+            v - t
+    assert_same(xa.add(t, info.max), np.full(3, info.max, dt))
+
+
+# ------------------------------------------------------------------------------ values
+def _sweep_args(name, dt, rng):
+    """Every pair of special values (binary) or the special values (unary), plus random
+    values."""
+    sv = special_values(dt)
+    rnd = random_array(rng, (300,), dt)
+    if name in BINARY:
+        a = np.concatenate([np.repeat(sv, len(sv)), rnd])
+        b = np.concatenate([np.tile(sv, len(sv)), random_array(rng, (300,), dt)])
+        if name == "power" and kind(dt) in "iu":
+            b = (np.abs(b.astype(np.int64)) % 70).astype(dt)
+        return [a, b]
+    return [np.concatenate([sv, rnd])]
+
+
+def _sweep_cases():
+    for name in BINARY + UNARY:
+        for dt in VALUE_DTYPES[name]:
+            yield pytest.param(name, dt, id=f"{name}-{dt}")
+
+
+@pytest.mark.parametrize("name, dt", list(_sweep_cases()))
+def test_values_special_sweep(name, dt):
+    """All special-value combinations and random values against NumPy."""
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{dt}".encode()))
+    args = _sweep_args(name, dt, rng)
+    if kind(dt) == "c" and name in COMPLEX_APPROX:
+        args = gen_args(rng, name, dt, [a.shape for a in args])
+    got = getattr(xa, name)(*[xa.asarray(a) for a in args])
+    check_against_numpy(name, got, args)
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_expit_values(dt):
+    rng = np.random.default_rng(3)
+    x = np.concatenate([special_values(dt), random_array(rng, (200,), dt)])
+    got = xa.expit(make_tensor(x, "negstep"))
+    assert got.dtype == dt
+    with np.errstate(all="ignore"):
+        ref = _expit(x.astype(np.float64))
+    assert_ulp(got, round_to(ref, dt), ulp_tol("expit", dt), {"x": x})
+
+
+@st.composite
+def operand_case(draw, name):
+    """dtype, NumPy operands (one may be a Python scalar), and their tensors in random
+    layouts, with NumPy-broadcastable shapes including size-0 and size-1 dims."""
+    dt = draw(st.sampled_from(VALUE_DTYPES[name]))
+    nargs = 2 if name in BINARY else 1
+    shapes = draw(hnp.mutually_broadcastable_shapes(
+        num_shapes=nargs, min_dims=0, max_dims=3, min_side=0, max_side=5)).input_shapes
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    args = gen_args(rng, name, dt, shapes)
+    scalar_at = draw(st.sampled_from([None] * 3 + list(range(nargs)))) if nargs == 2 \
+        else None
+    tensors = []
+    for i, a in enumerate(args):
+        if i == scalar_at and dt != BF16:
+            v = a.ravel()[0].item() if a.size else 1
+            args[i] = v
+            tensors.append(v)
+        else:
+            tensors.append(make_tensor(a, draw(st.sampled_from(LAYOUTS))))
+    return dt, args, tensors
+
+
+@pytest.mark.parametrize("name", BINARY + UNARY)
+@settings(max_examples=15)
+@given(data=st.data())
+def test_values_shapes_layouts_scalars(name, data):
+    dt, args, tensors = data.draw(operand_case(name))
+    for a, t in zip(args, tensors):
+        if isinstance(a, np.ndarray):
+            assert_same(t, a)  # the layout round-trips
+    got = getattr(xa, name)(*tensors)
+    check_against_numpy(name, got, args)
+
+
+OPERATORS = {
+    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b,
+    "floor_divide": lambda a, b: a // b, "remainder": lambda a, b: a % b,
+    "power": lambda a, b: a ** b, "bitwise_and": lambda a, b: a & b,
+    "bitwise_or": lambda a, b: a | b, "bitwise_xor": lambda a, b: a ^ b,
+    "left_shift": lambda a, b: a << b, "right_shift": lambda a, b: a >> b,
+    "equal": lambda a, b: a == b, "not_equal": lambda a, b: a != b,
+    "less": lambda a, b: a < b, "less_equal": lambda a, b: a <= b,
+    "greater": lambda a, b: a > b, "greater_equal": lambda a, b: a >= b,
+}
+UNARY_OPERATORS = {"negative": lambda a: -a, "positive": lambda a: +a,
+                   "absolute": lambda a: abs(a), "invert": lambda a: ~a}
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+@settings(max_examples=15)
+@given(data=st.data())
+def test_operators_match_functions(name, data):
+    """Binary operators (incl. their compiled fast paths and reflected forms) = NumPy."""
+    dt, args, tensors = data.draw(operand_case(name))
+    check_against_numpy(name, OPERATORS[name](*tensors), args)
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+def test_operators_fast_path_contiguous(name, dt):
+    """Same-shape, same-dtype C-contiguous operands and a float scalar (the compiled
+    fast path)."""
+    if dt not in VALUE_DTYPES[name]:
+        pytest.skip("op not defined for this dtype in NumPy")
+    a, b = gen_args(np.random.default_rng(5), name, dt, [(7, 9), (7, 9)])
+    check_against_numpy(name, OPERATORS[name](xa.asarray(a), xa.asarray(b)), [a, b])
+    if kind(dt) in "fc" and dt != BF16:
+        check_against_numpy(name, OPERATORS[name](xa.asarray(a), 0.75), [a, 0.75])
+        check_against_numpy(name, OPERATORS[name](-2.5, xa.asarray(a)), [-2.5, a])
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_OPERATORS))
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+def test_unary_operators(name, dt):
+    if dt not in VALUE_DTYPES[name]:
+        pytest.skip("op not defined for this dtype in NumPy")
+    x = np.concatenate([special_values(dt), random_array(np.random.default_rng(2), (50,),
+                                                         dt)])
+    if kind(dt) == "c" and name in COMPLEX_APPROX:
+        x = gen_args(np.random.default_rng(2), name, dt, [(50,)])[0]
+    check_against_numpy(name, UNARY_OPERATORS[name](make_tensor(x, "step")), [x])
+
+
+# ------------------------------------------------------------------------------ semantics
+@pytest.mark.parametrize("dt", SIGNED + UNSIGNED, ids=str)
+def test_integer_floor_divide_remainder_by_zero_and_overflow(dt):
+    """NumPy: x // 0 == 0 and x % 0 == 0 for integers; INT_MIN // -1 == INT_MIN,
+    INT_MIN % -1 == 0; floor semantics (sign of the divisor)."""
+    info = np.iinfo(dt)
+    if kind(dt) == "i":
+        a = [7, -7, 7, -7, 5, info.min, info.max, 0, info.min, -1]
+        b = [2, 2, -2, -2, 0, -1, 0, 0, 1, info.min]
+    else:
+        a = [7, 7, 0, 5, info.max, info.max, 0, 1]
+        b = [2, 3, 0, 0, 0, 7, 5, info.max]
+    a, b = np.array(a, dt), np.array(b, dt)
+    ta, tb = xa.asarray(a), xa.asarray(b)
+    exp_q = [x // y if y else 0 for x, y in zip(a.tolist(), b.tolist())]
+    exp_r = [x % y if y else 0 for x, y in zip(a.tolist(), b.tolist())]
+    exp_q = np.array([q if info.min <= q <= info.max else info.min for q in exp_q], dt)
+    assert_same(ta // tb, exp_q, {"a": a, "b": b})
+    assert_same(xa.floor_divide(ta, tb), exp_q, {"a": a, "b": b})
+    assert_same(ta % tb, np.array(exp_r, dt), {"a": a, "b": b})
+    assert_same(xa.remainder(ta, tb), np.array(exp_r, dt), {"a": a, "b": b})
+
+
+def test_float_floor_divide_remainder_signs():
+    a = np.array([7.0, -7.0, 7.0, -7.0, 1.0, -1.0, 0.0, -0.0, 5.0, np.inf, 1.0, 0.3])
+    b = np.array([2.0, 2.0, -2.0, -2.0, 0.0, 0.0, 3.0, 3.0, np.inf, 2.0, -np.inf, 0.1])
+    for dt in FLOATS:
+        x, y = a.astype(dt), b.astype(dt)
+        for name in ("floor_divide", "remainder", "fmod"):
+            check_against_numpy(name, getattr(xa, name)(xa.asarray(x), xa.asarray(y)),
+                                [x, y])
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_nextafter_steps_one_ulp_of_the_dtype(dt):
+    """nextafter moves to the adjacent value of the operand's own dtype."""
+    x = np.array([1.0, 0.0, -0.0, 1.0, 65504.0, 2.0], dt)
+    y = np.array([2.0, 1.0, -1.0, 0.0, np.inf, -np.inf], dt)
+    got = xa.nextafter(xa.asarray(x), xa.asarray(y))
+    with np.errstate(all="ignore"):
+        ref = np.nextafter(x, y)
+    assert_same(got, ref, {"x": x, "y": y})
+
+
+def test_integer_power_negative_exponent_raises_like_numpy():
+    t = xa.asarray(np.array([2, 3], np.int32))
+    with pytest.raises(ValueError):
+        np.power(np.array([2, 3], np.int32), np.array([-1, 1], np.int32))
+    with pytest.raises(ValueError, match="negative"):
+        xa.power(t, xa.asarray(np.array([-1, 1], np.int32)))
+
+
+@pytest.mark.parametrize("dt", FLOATS + INTS + [xa.complex128], ids=str)
+def test_where(dt):
+    rng = np.random.default_rng(11)
+    cond = rng.random((3, 1, 4)) < 0.5
+    x = random_array(rng, (5, 4), dt)
+    y = random_array(rng, (4,), dt)
+    assert_same(xa.where(xa.asarray(cond), make_tensor(x, "transposed"), xa.asarray(y)),
+                np.where(cond, x, y), {"c": cond, "x": x, "y": y})
+    assert_same(xa.where(cond, make_tensor(x, "colmajor"), 0), np.where(cond, x, 0))
+    # a non-bool condition is its truth value
+    ci = rng.integers(-2, 3, (5, 4)).astype(np.int8)
+    assert_same(xa.where(xa.asarray(ci), xa.asarray(x), xa.asarray(y)),
+                np.where(ci, x, y))
+
+
+def test_where_promotion_and_scalars():
+    cond = np.array([True, False, True])
+    i8 = np.array([1, 2, 3], np.int8)
+    f32 = np.array([0.5, 1.5, 2.5], np.float32)
+    for x, y in [(i8, 1.5), (i8, 100), (f32, 2), (i8, f32), (1, 2.5), (f32, 1j)]:
+        tx = xa.asarray(x) if isinstance(x, np.ndarray) else x
+        ty = xa.asarray(y) if isinstance(y, np.ndarray) else y
+        assert_same(xa.where(cond, tx, ty), np.where(cond, x, y), {"x": x, "y": y})
+    with pytest.raises(ValueError, match="where"):
+        xa.where(xa.asarray(cond), xa.asarray(np.ones(2)), 1.0)
+
+
+@pytest.mark.parametrize("dt", [xa.int8, xa.uint16, xa.int64, xa.float16, xa.float32,
+                                xa.float64], ids=str)
+def test_clip(dt):
+    rng = np.random.default_rng(12)
+    x = random_array(rng, (4, 6), dt)
+    lo = random_array(rng, (6,), dt, specials=0)
+    hi = np.maximum(lo, random_array(rng, (4, 1), dt, specials=0))
+    with np.errstate(all="ignore"):
+        assert_same(xa.clip(make_tensor(x, "negstep"), xa.asarray(lo), xa.asarray(hi)),
+                    np.clip(x, lo, hi), {"x": x, "lo": lo, "hi": hi})
+        assert_same(xa.clip(xa.asarray(x), 1, None), np.clip(x, 1, None))
+        assert_same(xa.clip(xa.asarray(x), None, 3), np.clip(x, None, 3))
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, 3, -1, -2])
+@pytest.mark.parametrize("dt", [xa.float16, xa.float32, xa.float64, xa.int32, xa.int64,
+                                xa.complex128], ids=str)
+def test_round(dt, decimals):
+    """xa.round is np.round: half to even, ``decimals`` of either sign; integers stay
+    integers."""
+    rng = np.random.default_rng(13)
+    x = np.concatenate([random_array(rng, (60,), dt, specials=0.1),
+                        np.array([0.5, 1.5, 2.5, -2.5, 15, 25, -35, 1234.5678, 0.125,
+                                  2.675]).astype(dt)])
+    with np.errstate(all="ignore"):
+        ref = np.round(x, decimals)
+    assert_same(xa.round(xa.asarray(x), decimals), ref, {"x": x})
+
+
+# ------------------------------------------------------------------------------ shapes
+@pytest.mark.parametrize("s1, s2, expected", [
+    ((2, 1), (1, 3), (2, 3)), ((4,), (3, 1), (3, 4)), ((), (2, 3), (2, 3)),
+    ((0, 3), (1, 3), (0, 3)), ((0,), (1,), (0,)), ((1, 0), (5, 1), (5, 0)),
+    ((2, 1, 4), (3, 1), (2, 3, 4)), ((1,), (), (1,)),
+])
+def test_broadcast_shapes(s1, s2, expected):
+    a = np.arange(math.prod(s1), dtype=np.int32).reshape(s1)
+    b = np.arange(math.prod(s2), dtype=np.int32).reshape(s2) * 10
+    got = xa.add(xa.asarray(a), xa.asarray(b))
+    assert got.shape == expected
+    assert_same(got, a + b)
+    assert xa.broadcast_shapes(s1, s2) == expected
+
+
+@pytest.mark.parametrize("s1, s2", [((2, 3), (3, 2)), ((3,), (4,)), ((0,), (2,)),
+                                    ((2, 3, 4), (2, 4, 4))])
+def test_incompatible_shapes_raise(s1, s2):
+    a, b = xa.asarray(np.ones(s1)), xa.asarray(np.ones(s2))
+    for fn, name in [(xa.add, "add"), (xa.less, "less"), (xa.arctan2, "arctan2")]:
+        with pytest.raises(ValueError, match=name) as info:
+            fn(a, b)
+        assert str(s1) in str(info.value) and str(s2) in str(info.value)
+    with pytest.raises(ValueError):
+        a * b
+
+
+def test_output_layout_follows_column_major_input():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = xa.asarray(x, layout=(0, 1))
+    for r in (t + 1, xa.sin(t), t * t, xa.add(xa.asarray(np.ones(4, np.float32)), t)):
+        assert r.xla_shape.layout.minor_to_major == (0, 1)
+    assert_ulp(xa.sin(t), np.sin(x.astype(np.float64)).astype(np.float32), ULP_TOL["sin"])
+    r = xa.asarray(x) + t
+    assert r.xla_shape.layout.minor_to_major == (1, 0)
+
+
+def test_size_zero_and_scalar_tensors():
+    e = xa.asarray(np.zeros((0, 3), np.float32))
+    assert (e + 1).shape == (0, 3)
+    assert xa.sin(e).dtype == xa.float32
+    assert (e < e).dtype == xa.bool_
+    s = xa.asarray(np.float64(2.0))
+    r = s * 3
+    assert r.shape == () and to_np(r)[()] == 6.0
+    assert_same(xa.add(s, xa.asarray(np.ones((2, 2)))), np.full((2, 2), 3.0))
+
+
+# ------------------------------------------------------------------------------ out=
+@pytest.mark.parametrize("layout", ["c", "step", "transposed", "colmajor"])
+def test_out_argument(layout):
+    rng = np.random.default_rng(21)
+    a = random_array(rng, (3, 4), xa.float32)
+    b = random_array(rng, (4,), xa.float32)
+    out = make_tensor(np.zeros((3, 4), np.float32), layout)
+    r = xa.add(xa.asarray(a), xa.asarray(b), out=out)
+    assert r is out
+    assert_same(out, a + b)
+    r = xa.sin(xa.asarray(a), out=out)
+    assert r is out
+    with np.errstate(all="ignore"):
+        ref = round_to(np.sin(a.astype(np.float64)), np.float32)
+    assert_ulp(out, ref, ULP_TOL["sin"])
+    r = xa.less(xa.asarray(a), 0.0, out=xa.asarray(np.zeros((3, 4), bool)))
+    assert_same(r, a < 0)
+
+
+def test_out_aliasing_inputs():
+    """out= may be an input (in place) or overlap one; results are as if inputs were
+    read first (NumPy's behaviour)."""
+    x = np.arange(10, dtype=np.int64)
+    t = xa.asarray(x.copy())
+    xa.add(t, t, out=t)
+    assert_same(t, x + x)
+    t = xa.asarray(x.copy())
+    xa.add(t[:-1], 1, out=t[1:])
+    y = x.copy()
+    np.add(y[:-1], 1, out=y[1:])
+    assert_same(t, y)
+    t = xa.asarray(x.copy())
+    xa.multiply(t[::-1], t, out=t)
+    assert_same(t, x[::-1] * x)
+
+
+def test_out_errors():
+    a = xa.asarray(np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"xa\.add.*shape"):
+        xa.add(a, a, out=xa.empty((3, 2)))
+    with pytest.raises(TypeError, match=r"xa\.add.*dtype"):
+        xa.add(a, a, out=xa.empty((2, 3), dtype=xa.int64))
+    with pytest.raises(TypeError, match=r"xa\.sin"):
+        xa.sin(a, out=xa.empty((2, 3), dtype=xa.int32))
+    with pytest.raises(TypeError, match="out"):
+        xa.add(a, a, out=np.empty((2, 3)))
+    ro = xa.broadcast_to(xa.asarray(np.ones(3)), (2, 3))
+    with pytest.raises(ValueError, match="read-only"):
+        xa.add(a, a, out=ro)
+    with pytest.raises(ValueError, match=r"xa\.add"):
+        xa.add(a, a, out=xa.empty((1, 3)))  # out may not be broadcast
+
+
+# ------------------------------------------------------------------------------ in-place
+INPLACE = {
+    "add": lambda a, b: a.__iadd__(b), "subtract": lambda a, b: a.__isub__(b),
+    "multiply": lambda a, b: a.__imul__(b), "divide": lambda a, b: a.__itruediv__(b),
+    "floor_divide": lambda a, b: a.__ifloordiv__(b),
+    "remainder": lambda a, b: a.__imod__(b), "power": lambda a, b: a.__ipow__(b),
+    "bitwise_and": lambda a, b: a.__iand__(b), "bitwise_or": lambda a, b: a.__ior__(b),
+    "bitwise_xor": lambda a, b: a.__ixor__(b), "left_shift": lambda a, b: a.__ilshift__(b),
+    "right_shift": lambda a, b: a.__irshift__(b),
+}
+INPLACE_CASES = [(xa.int32, xa.int32), (xa.int32, xa.int8), (xa.int8, xa.int64),
+                 (xa.uint8, xa.int16), (xa.float32, xa.float64), (xa.float32, xa.int64),
+                 (xa.float16, xa.float32), (xa.int64, xa.float64),
+                 (xa.complex64, xa.float64), (xa.float64, xa.complex128),
+                 (xa.bool_, xa.bool_), (xa.bool_, xa.int8)]
+
+
+@pytest.mark.parametrize("layout", ["c", "step", "tiled", "colmajor"])
+@pytest.mark.parametrize("td, od", INPLACE_CASES, ids=str)
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_operators(name, td, od, layout):
+    """t <op>= u: NumPy's same_kind casting of the result into t (TypeError otherwise),
+    the same object returned, views write through to their base."""
+    rng = np.random.default_rng(31)
+    sp = 0 if "c" in kind(td) + kind(od) else 0.1
+    a = random_array(rng, (3, 4), td, specials=sp)
+    b = random_array(rng, (4,), od, specials=sp)
+    if name == "power" and kind(od) in "iu":
+        b = (np.abs(b.astype(np.int64)) % 5).astype(od)
+    if name in ("left_shift", "right_shift") and kind(od) in "iu":
+        b = (np.abs(b.astype(np.int64)) % 9).astype(od)
+    ref = a.copy()
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            INPLACE[name](ref, b)
+            err = None
+        except Exception as e:  # noqa: BLE001
+            err = e
+    t = make_tensor(a, layout)
+    if err is not None:
+        with pytest.raises(base_exception(err)):
+            INPLACE[name](t, xa.asarray(b))
+        assert_same(t, a)  # unchanged
+        return
+    r = INPLACE[name](t, xa.asarray(b))
+    assert r is t
+    if name == "power" and kind(td) == "f":
+        assert_ulp(t, ref, ulp_tol("power", td), {"a": a, "b": b})
+    elif name in ("divide", "power") and kind(td) == "c":
+        err = np.abs(to_np(t).astype(np.complex128) - ref)
+        assert (err <= COMPLEX_RTOL[np.dtype(td)] * np.abs(ref)).all(), (to_np(t), ref)
+    else:
+        assert_same(t, ref, {"a": a, "b": b})
+
+
+def test_inplace_views_write_through_and_scalars():
+    base = np.arange(12, dtype=np.int32).reshape(3, 4)
+    t = xa.asarray(base.copy())
+    v = t[::2, ::-1]
+    v += 100
+    ref = base.copy()
+    ref[::2, ::-1] += 100
+    assert_same(t, ref)
+    t2 = t
+    t += t[::-1]  # overlapping read and write
+    ref += ref[::-1].copy()
+    assert t2 is t
+    assert_same(t, ref)
+    with pytest.raises(TypeError):
+        t += 1.5
+    with pytest.raises(TypeError):
+        t /= 2
+    with pytest.raises(OverflowError, match="2147483648"):
+        t += 2 ** 31
+    with pytest.raises(ValueError):
+        t += xa.asarray(np.ones((2, 3, 4), np.int32))  # would grow the target
+    ro = xa.broadcast_to(xa.asarray(np.ones(4, np.int32)), (3, 4))
+    with pytest.raises(ValueError, match="read-only"):
+        ro += 1
+    assert_same(t, ref)
+
+
+# ------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("name, dt", [
+    ("bitwise_and", xa.float32), ("bitwise_or", xa.float64), ("invert", xa.float16),
+    ("left_shift", xa.float32), ("right_shift", xa.complex64), ("arctan2", xa.complex64),
+    ("floor_divide", xa.complex128), ("remainder", xa.complex64), ("signbit", xa.complex64),
+    ("bitwise_count", xa.float32), ("logaddexp", xa.complex128), ("ceil", xa.complex64),
+])
+def test_unsupported_dtype_raises_type_error(name, dt):
+    nargs = 2 if name in BINARY else 1
+    ref, err = numpy_result(name, *([np.ones(3, dt)] * nargs))
+    assert isinstance(err, TypeError)  # NumPy refuses too
+    with pytest.raises(TypeError, match=name) as info:
+        getattr(xa, name)(*([xa.asarray(np.ones(3, dt))] * nargs))
+    assert str(np.dtype(dt)) in str(info.value)
+
+
+def test_bad_operands_raise_clear_errors():
+    t = xa.asarray(np.ones(3, np.float32))
+    with pytest.raises(TypeError):
+        xa.add(t, "abc")
+    with pytest.raises(TypeError):
+        xa.add(t, None)
+    with pytest.raises(TypeError):
+        t & 1.5
+    with pytest.raises(TypeError):
+        t + object()
+    with pytest.raises(TypeError):
+        xa.sin(t, t)
+    with pytest.raises(ValueError, match="add"):
+        xa.add(t, [1.0, 2.0])
+    # lists and NumPy arrays are accepted like NumPy
+    assert_same(xa.add(t, [1.0, 2.0, 3.0]), np.ones(3, np.float32) + [1.0, 2.0, 3.0])
+    assert_same(xa.multiply(np.arange(3), t), np.arange(3) * np.ones(3, np.float32))
