@@ -61,6 +61,17 @@ def to_np(t):
 
 
 # ------------------------------------------------------------------------------ values
+def make_values(shape, dtype, seed=0):
+    """Small exact values (1..100, bool 0/1) of ``dtype``: every dtype holds them exactly."""
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
+    ints = rng.integers(1, 101, size=shape)
+    if dtype.kind == "c":
+        return np.asarray((ints + 1j * rng.integers(1, 101, size=shape)).astype(dtype))
+    return np.asarray(ints.astype(dtype))
+
+
 def special_values(dt):
     """Edge values of ``dt``: extremes, zeros of both signs, NaN/inf, subnormals."""
     dt = np.dtype(dt)

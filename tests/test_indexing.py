@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import xarr as xa
+from conftest import make_values
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -23,14 +24,6 @@ LAYOUTS = ["c", "f", "padded", "view", "tiled"]
 STRIDED = ["c", "f", "padded", "view"]
 
 
-def make_values(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
-    ints = rng.integers(1, 101, size=shape)
-    if dtype.kind == "c":
-        return np.asarray((ints + 1j * rng.integers(1, 101, size=shape)).astype(dtype))
-    return np.asarray(ints.astype(dtype))
 
 
 def build(a, how):

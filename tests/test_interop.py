@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
+from conftest import make_values
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -31,14 +32,6 @@ BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64":
 STRIDED_LAYOUTS = [None, "{0,1}", "{1,0:PD(5,9)}", "{0,1:PD(4,8)PV(3)}", "{1,0:S(1)}"]
 
 
-def make_values(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
-    ints = rng.integers(1, 101, size=shape)
-    if dtype.kind == "c":
-        return np.asarray((ints + 1j * rng.integers(1, 101, size=shape)).astype(dtype))
-    return np.asarray(ints.astype(dtype))
 
 
 def one(dtype):

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
+from conftest import make_values
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -26,16 +27,6 @@ ALL_DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "
 XLA_NAMES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16",
              "f32", "f64", "c64", "c128"]
 XLA_NAME = dict(zip(ALL_DTYPES, XLA_NAMES))
-
-
-def make_values(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
-    ints = rng.integers(1, 101, size=shape)
-    if dtype.kind == "c":
-        return np.asarray((ints + 1j * rng.integers(1, 101, size=shape)).astype(dtype))
-    return np.asarray(ints.astype(dtype))
 
 
 def hlo(dtype, shape, m2m=None):
