@@ -985,6 +985,11 @@ cdef int _write_scalar(char* dst, int dtype, object value) except -1:
     if isinstance(value, bool):
         tmp[0] = 1 if value else 0
         src = D_PRED
+    elif isinstance(value, int) and not (-0x8000000000000000 <= value <= 0xffffffffffffffff):
+        # Beyond 64 bits: only float/complex targets can hold it (ints were range-checked).
+        d = float(value)
+        memcpy(tmp, &d, 8)
+        src = D_F64
     elif isinstance(value, int):
         if value < 0 or value <= 0x7fffffffffffffff:
             i64 = value

@@ -64,7 +64,8 @@ bool simplify(Plan& p, int nargs, int ndim, const int64_t* dims, const int64_t* 
 }
 
 // Runs work items [begin, end) of a plan whose innermost row is cut into `chunks` pieces.
-void run_items(LoopFn loop, const Plan& p, char* const* ptrs, int64_t chunks, int64_t chunk,
+template <class Loop>
+void run_items(const Loop& loop, const Plan& p, char* const* ptrs, int64_t chunks, int64_t chunk,
                int64_t begin, int64_t end) {
   const int nargs = p.nargs;
   const int inner = p.ndim - 1;
@@ -104,8 +105,9 @@ void run_items(LoopFn loop, const Plan& p, char* const* ptrs, int64_t chunks, in
 
 }  // namespace
 
-void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
-              const int64_t* strides, int64_t min_parallel) {
+template <class Loop>
+void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
+                   const int64_t* dims, const int64_t* strides, int64_t min_parallel) {
   Plan p;
   if (!simplify(p, nargs, ndim, dims, strides)) return;
   const int inner = p.ndim - 1;
@@ -137,6 +139,19 @@ void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t
     const int64_t end = items * (t + 1) / n;
     if (end > begin) run_items(loop, p, ptrs, chunks, chunk, begin, end);
   }
+}
+
+void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
+              const int64_t* strides, int64_t min_parallel) {
+  run_nary_impl(loop, nargs, ptrs, ndim, dims, strides, min_parallel);
+}
+
+void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
+                  const int64_t* dims, const int64_t* strides, int64_t min_parallel) {
+  auto bound = [loop, ctx](char* const* args, const int64_t* st, int64_t n) {
+    loop(ctx, args, st, n);
+  };
+  run_nary_impl(bound, nargs, ptrs, ndim, dims, strides, min_parallel);
 }
 
 }  // namespace xarr

@@ -27,4 +27,11 @@ constexpr int kMaxDims = 32;
 void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
               const int64_t* strides, int64_t min_parallel = kParallelMinElements);
 
+// The same engine for a loop that needs context (the fused executor's program):
+// loop(ctx, args, strides, n), called concurrently from several threads.
+using LoopCtxFn = void (*)(void* ctx, char* const* args, const int64_t* strides, int64_t n);
+void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
+                  const int64_t* dims, const int64_t* strides,
+                  int64_t min_parallel = kParallelMinElements);
+
 }  // namespace xarr

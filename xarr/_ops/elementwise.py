@@ -255,6 +255,17 @@ def _promote(values):
     hit = _PROMOTE_CACHE.get(key)
     if hit is not None:
         return hit
+    if any(a == DTYPES[10] for a in args if isinstance(a, np.dtype)) and \
+            any(not isinstance(a, np.dtype) for a in args):
+        # ml_dtypes' bfloat16 does not take part in NEP 50; apply the weak-scalar rule
+        # NumPy applies to float16: a Python bool/int/float keeps bfloat16, complex -> c64.
+        strong = [a for a in args if isinstance(a, np.dtype)]
+        dt = strong[0] if len(strong) == 1 else _promote(
+            [v for v in values if not isinstance(v, _PY_SCALARS)])
+        if dt == DTYPES[10] and any(isinstance(a, complex) for a in args):
+            dt = DTYPES[13]
+        _PROMOTE_CACHE[key] = dt
+        return dt
     try:
         if all(not isinstance(a, np.dtype) for a in args):
             dt = np.result_type(*[np.asarray(a) for a in args])

@@ -1,0 +1,55 @@
+// The fused-chain executor: runs a small register program of elementwise instructions over
+// an N-D iteration space in cache-sized blocks, so a chain like 2*a + 3*b*b - exp(-c) reads
+// each input once and writes each output once, whatever its length (numexpr's idea).
+//
+// Registers 0..ninputs-1 are the program's inputs (strided, broadcast with stride 0);
+// registers ninputs..ninputs+ntemps-1 are per-thread block buffers of kFusedBlock elements;
+// an instruction's destination may instead be an output (dst = -1 - k for output k).
+// Each instruction is one call of the same 1-D loops the eager engine uses (ew_table.h),
+// on the block: inputs are read in place with their own strides, temporaries are
+// contiguous, so every instruction runs its SIMD fast path.
+//
+// Worked example, out = 2*a + 3*b*b - exp(-c) with inputs a, b, c, k2 = 2, k3 = 3
+// (k2, k3 are 0-d inputs, stride 0), registers r5..r8 temporaries:
+//   r5 = MUL(k2=r3, a=r0); r6 = MUL(b=r1, b=r1); r6 = MUL(k3=r4, r6); r5 = ADD(r5, r6);
+//   r6 = NEG(c=r2); r6 = EXP(r6); out0 = SUB(r5, r6)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xarr {
+
+constexpr int64_t kFusedBlock = 1024;
+constexpr int kFusedConvert = -1;  // instruction op code for ConvertElementType
+
+struct FusedInstr {
+  int op;       // EwOp code, or kFusedConvert
+  int dtype;    // the value dtype the loop is keyed by (the source dtype for a convert)
+  int out_dtype;
+  int nargs;    // 1..3 operand registers
+  int args[3];
+  int dst;      // register >= 0, or -1 - k for output k
+};
+
+struct FusedProgram {
+  int ninputs = 0;
+  std::vector<int> input_dtypes;
+  int ntemps = 0;
+  std::vector<int> temp_dtypes;  // fixes each temporary's element size
+  std::vector<int> output_dtypes;
+  std::vector<FusedInstr> code;
+};
+
+// Checks registers, dtypes and that a loop exists for every instruction in the active
+// table; returns an empty string or a message naming the bad instruction.
+std::string validate_fused(const FusedProgram& p);
+
+// Runs p: ptrs = inputs then outputs; strides[a * ndim + d] in BYTES for every operand
+// against the iteration shape dims (the outputs' shape). Threads over rows/chunks like the
+// eager engine. Call validate_fused first.
+void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t* dims,
+               const int64_t* strides);
+
+}  // namespace xarr
