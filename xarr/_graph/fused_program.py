@@ -62,9 +62,10 @@ class FusedProgram:
         self.output_dtypes[out] = out_code
         return -1 - out
 
-    def emit(self, name, *regs, out=None):
+    def emit(self, name, *regs, out=None, into=None):
         """Appends ``name(*regs)`` (a lax elementwise op); returns the destination register
-        (a new temporary), or None when writing output ``out``."""
+        (a new temporary, or the temporary ``into`` when reusing one), or None when writing
+        output ``out``. At most 16 temporaries: reuse dead ones with ``into``."""
         opdef = OPS[name]
         if len(regs) != opdef.arity:
             raise ValueError(f"FusedProgram: {name} takes {opdef.arity} operands")
@@ -74,7 +75,12 @@ class FusedProgram:
             raise TypeError(f"FusedProgram: {name} operands have different dtypes")
         code = codes.pop()
         out_code = code if opdef.kernel == "SELECT" else opdef.result_code(code)
-        dst = self._dest(out, out_code)
+        if into is not None:
+            if into < self.n_inputs or self._dtype_of(into) != out_code:
+                raise ValueError(f"FusedProgram: {name} cannot write register {into}")
+            dst = into
+        else:
+            dst = self._dest(out, out_code)
         self.code.append((opdef.code, code, out_code, list(regs), dst))
         return dst if out is None else None
 
