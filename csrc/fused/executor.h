@@ -21,7 +21,7 @@
 
 namespace xarr {
 
-constexpr int64_t kFusedBlock = 1024;
+constexpr int64_t kFusedBlock = 4096;
 constexpr int kFusedConvert = -1;  // instruction op code for ConvertElementType
 
 struct FusedInstr {
