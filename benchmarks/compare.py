@@ -14,12 +14,12 @@ import argparse
 import datetime
 import os
 import platform
-import time
-import timeit
 
 import numpy as np
 
 import xarr as xa
+from xarr.tour import best_time as best
+from xarr.tour import per_call
 
 try:
     import torch
@@ -29,21 +29,6 @@ try:
     import numexpr
 except ImportError:  # optional peer
     numexpr = None
-
-
-def best(fn, repeat=7):
-    fn()
-    b = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        b = min(b, time.perf_counter() - t0)
-    return b
-
-
-def per_call(fn, number=20000):
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def workloads():
@@ -111,16 +96,12 @@ def main():
         tn = timer(np_fn)
         unit, scale = ("us", 1e6) if tx < 1e-4 else ("ms", 1e3)
         row = [label, f"{tx * scale:.3g} {unit}", f"{tn * scale:.3g} {unit}", f"{tn / tx:.2f}x"]
-        if torch is not None:
-            if key in torch_fns:
-                tt = timer(torch_fns[key])
-                row += [f"{tt * scale:.3g} {unit}", f"{tt / tx:.2f}x"]
-            else:
-                row += ["-", "-"]
-        if numexpr is not None:
-            if key in ne_fns:
-                te = timer(ne_fns[key])
-                row += [f"{te * scale:.3g} {unit}", f"{te / tx:.2f}x"]
+        for peer, fns in ((torch, torch_fns), (numexpr, ne_fns)):
+            if peer is None:
+                continue
+            if key in fns:
+                tp = timer(fns[key])
+                row += [f"{tp * scale:.3g} {unit}", f"{tp / tx:.2f}x"]
             else:
                 row += ["-", "-"]
         row += [f"{nbytes / tx / 1e9:.1f}" if nbytes else "-"]

@@ -36,8 +36,12 @@ INTS = SIGNED + UNSIGNED
 FLOATS = [xa.float16, xa.bfloat16, xa.float32, xa.float64]
 COMPLEX = [xa.complex64, xa.complex128]
 ALL_DTYPES = BOOL + INTS + FLOATS + COMPLEX
-XLA_NAME = dict(zip(ALL_DTYPES, ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32",
-                                 "u64", "f16", "bf16", "f32", "f64", "c64", "c128"]))
+XLA_NAMES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16",
+             "f32", "f64", "c64", "c128"]
+XLA_NAME = dict(zip(ALL_DTYPES, XLA_NAMES))
+# Settings for the tensor/layout/interop property tests.
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def kind(dt):

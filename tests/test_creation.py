@@ -10,21 +10,13 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import xarr as xa
+from conftest import BF16, ALL_DTYPES, SETTINGS, XLA_NAMES as NAMES
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-BF16 = np.dtype(ml_dtypes.bfloat16)
-ALL_DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8",
-                                    "uint16", "uint32", "uint64", "float16")] + \
-    [BF16] + [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
-NAMES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16",
-         "f32", "f64", "c64", "c128"]
 NUMERIC = [d for d in ALL_DTYPES if d != np.bool_]
 UNSUPPORTED = [object, str, "U3", "S3", "datetime64[s]", "timedelta64[ms]", "V8",
                np.longdouble, [("a", "f4"), ("b", "i4")], "O"]

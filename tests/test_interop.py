@@ -6,24 +6,14 @@ import gc
 import hashlib
 import weakref
 
-import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import xarr as xa
-from conftest import make_values
+from conftest import BF16, ALL_DTYPES, SETTINGS, XLA_NAMES as NAMES, make_values
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-BF16 = np.dtype(ml_dtypes.bfloat16)
-ALL_DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8",
-                                    "uint16", "uint32", "uint64", "float16")] + \
-    [BF16] + [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
-NAMES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16",
-         "f32", "f64", "c64", "c128"]
 NON_BF16 = [d for d in ALL_DTYPES if d != BF16]
 BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
                   "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",

@@ -16,19 +16,13 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import xarr as xa
+from conftest import ALL_DTYPES, SETTINGS
 from xarr._shape import is_padding, tiled_shape
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-ALL_DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8",
-                                    "uint16", "uint32", "uint64", "float16")] + \
-    [np.dtype(ml_dtypes.bfloat16)] + \
-    [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
 XLA_NAME = dict(zip(ALL_DTYPES, ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32",
                                  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"]))
 

@@ -10,7 +10,9 @@ import numpy as np
 import xarr as xa
 
 
-def _best(fn, repeat=7):
+def best_time(fn, repeat=7):
+    """The best of ``repeat`` timed calls after one warm-up call, in seconds. Shared with
+    benchmarks/ so the tour and the benchmarks measure the same way."""
     fn()
     best = float("inf")
     for _ in range(repeat):
@@ -20,7 +22,9 @@ def _best(fn, repeat=7):
     return best
 
 
-def _per_call(fn, calls=20000):
+def per_call(fn, calls=20000):
+    """Seconds per call of a fast ``fn``: the best of 5 loops of ``calls`` calls."""
+    fn()
     best = float("inf")
     for _ in range(5):
         t0 = time.perf_counter()
@@ -94,19 +98,19 @@ def main():
     na, nb, nc = (rng.random(n, dtype=np.float32) for _ in range(3))
     ta, tb, tc = xa.asarray(na), xa.asarray(nb), xa.asarray(nc)
     rows = []
-    rows.append(("add 16M f32", _best(lambda: na + nb), _best(lambda: ta + tb)))
-    rows.append(("exp 16M f32", _best(lambda: np.exp(na)), _best(lambda: xa.exp(ta))))
-    rows.append(("tanh 16M f32", _best(lambda: np.tanh(na)), _best(lambda: xa.tanh(ta))))
-    rows.append(("2a + 3b*b - exp(-c)", _best(lambda: 2 * na + 3 * nb * nb - np.exp(-nc)),
-                 _best(lambda: 2.0 * ta + 3.0 * tb * tb - xa.exp(-tc))))
+    rows.append(("add 16M f32", best_time(lambda: na + nb), best_time(lambda: ta + tb)))
+    rows.append(("exp 16M f32", best_time(lambda: np.exp(na)), best_time(lambda: xa.exp(ta))))
+    rows.append(("tanh 16M f32", best_time(lambda: np.tanh(na)), best_time(lambda: xa.tanh(ta))))
+    rows.append(("2a + 3b*b - exp(-c)", best_time(lambda: 2 * na + 3 * nb * nb - np.exp(-nc)),
+                 best_time(lambda: 2.0 * ta + 3.0 * tb * tb - xa.exp(-tc))))
     nm = rng.random((4096, 4096), dtype=np.float32)
     tm = xa.asarray(nm)
-    rows.append(("transpose copy 4096^2 f32", _best(lambda: np.ascontiguousarray(nm.T), 3),
-                 _best(lambda: tm.relayout((0, 1)))))
+    rows.append(("transpose copy 4096^2 f32", best_time(lambda: np.ascontiguousarray(nm.T), 3),
+                 best_time(lambda: tm.relayout((0, 1)))))
     s1, s2 = rng.random(100, dtype=np.float32), rng.random(100, dtype=np.float32)
     t1, t2 = xa.asarray(s1), xa.asarray(s2)
-    rows.append(("x + y, 100 f32 (per call)", _per_call(lambda: s1 + s2),
-                 _per_call(lambda: t1 + t2)))
+    rows.append(("x + y, 100 f32 (per call)", per_call(lambda: s1 + s2),
+                 per_call(lambda: t1 + t2)))
     print(f"{'operation':28s} {'NumPy':>10s} {'xarr':>10s} {'speedup':>8s}")
     for name, tn, tx in rows:
         unit, scale = ("us", 1e6) if tn < 1e-4 else ("ms", 1e3)

@@ -1,16 +1,12 @@
 """Per-call overhead: x + y on 100-element f32 tensors."""
 
-import timeit
-
 import numpy as np
 
 import xarr as xa
 
+from xarr.tour import per_call as _per_call
+
 from .common import floats
-
-
-def _per_call(fn, number=20000):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 class SmallAdd:

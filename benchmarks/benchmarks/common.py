@@ -1,8 +1,8 @@
 """Shared, seeded benchmark data. Append new data; never change existing seeds."""
 
-import time
-
 import numpy as np
+
+from xarr.tour import best_time  # noqa: F401  (one timing rule for tour and benchmarks)
 
 N_LARGE = 16 * 1024 * 1024
 
@@ -13,13 +13,3 @@ def rng(seed=0):
 
 def floats(n, dtype=np.float32, seed=0):
     return rng(seed).random(n, dtype=np.float64).astype(dtype)
-
-
-def best_time(fn, repeat=5):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
