@@ -23,6 +23,8 @@ from xarr._creation import (arange, array, asarray, empty, empty_like, eye, from
                             full, full_like, linspace, ones, ones_like, tensor, zeros,
                             zeros_like)
 from xarr import lax
+from xarr._graph.jit import jit
+from xarr._graph.lazy import eval, lazy  # noqa: A004
 
 ndarray = Tensor
 bool = bool_  # noqa: A001  (Array API spelling)
@@ -96,15 +98,23 @@ def round(x, decimals=0, out=None):  # noqa: A001
 
 def where(condition, x, y):
     """condition ? x : y elementwise with NumPy broadcasting and promotion."""
-    cond = asarray(condition).astype(bool_) if not isinstance(condition, Tensor) or \
-        condition.dtype != bool_ else condition
-    dt = _elementwise._promote([_elementwise._to_tensor_or_scalar(v) for v in (x, y)])
+    cond = asarray(condition)
+    if cond.dtype != bool_:
+        cond = cond.astype(bool_)
+    vals = [_elementwise._to_tensor_or_scalar(v) for v in (x, y)]
+    rec = _elementwise.recorder([cond] + vals)
+    dt = _elementwise._promote(vals)
     code = _elementwise.CODE_OF[dt]
-    ops = [_elementwise._as_operand("xa.where", v, code) for v in (x, y)]
-    shape = _elementwise.broadcast_shapes(cond.shape, ops[0].shape, ops[1].shape,
+    shape = _elementwise.broadcast_shapes(cond.shape, *[_np_shape(v) for v in vals],
                                           op="xa.where")
-    return _elementwise._execute(_elementwise.OPS["select"], code,
-                                 [cond, ops[0], ops[1]], shape, None, "xa.where")
+    ops = [cond if rec is None else _elementwise._as_operand("xa.where", cond, 0, rec)]
+    ops += [_elementwise._as_operand("xa.where", v, code, rec) for v in vals]
+    return _elementwise._execute(_elementwise.OPS["select"], code, ops, shape, None,
+                                 "xa.where", rec)
+
+
+def _np_shape(v):
+    return v.shape if hasattr(v, "shape") else ()
 
 
 def clip(x, min=None, max=None):  # noqa: A002

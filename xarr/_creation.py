@@ -12,6 +12,7 @@ import numpy as np
 from xarr import _tensor
 from xarr._dtypes import CODE_OF, DTYPES, as_dtype
 from xarr._ops import layout as _layout
+from xarr._graph.trace import Traced
 from xarr._tensor import Tensor
 
 __all__ = ["asarray", "array", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
@@ -49,6 +50,11 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
         raise ValueError(f"asarray: xarr tensors live on the 'cpu' device, not {device!r}")
     dt = as_dtype(dtype) if dtype is not None else None
     no_copy = copy is False
+    if isinstance(obj, Traced):
+        # A graph value stays one: a dtype converts it, copy=True records a copy.
+        if dt is not None and obj.dtype != dt:
+            return obj.astype(dt)
+        return obj.copy() if copy else obj
     if isinstance(obj, Tensor):
         t = obj
     elif isinstance(obj, np.ndarray):

@@ -22,6 +22,8 @@ from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, uint32_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
+from libcpp.string cimport string
+from libcpp.vector cimport vector
 
 import numpy as np
 
@@ -50,6 +52,24 @@ cdef extern from "kernels/elementwise/ew_table.h" namespace "xarr":
         kEw_NEG, kEw_ABS, kEw_NOT, kEw_ADD, kEw_SUB, kEw_MUL, kEw_DIV, kEw_FLOOR_DIV,
         kEw_MOD, kEw_POW, kEw_AND, kEw_OR, kEw_XOR, kEw_SHL, kEw_SHR_ARITH, kEw_EQ, kEw_NE,
         kEw_LT, kEw_LE, kEw_GT, kEw_GE, kNumEwOps
+
+cdef extern from "engine/nary.h" namespace "xarr":
+    int kMaxArgs
+
+cdef extern from "fused/executor.h" namespace "xarr" nogil:
+    int kFusedConvert
+    cdef cppclass FusedInstr:
+        int op, dtype, out_dtype, nargs, dst
+        int args[3]
+    cdef cppclass FusedProgram:
+        int ninputs, ntemps
+        vector[int] input_dtypes
+        vector[int] temp_dtypes
+        vector[int] output_dtypes
+        vector[FusedInstr] code
+    string validate_fused(const FusedProgram& p)
+    void run_fused(const FusedProgram& p, char** ptrs, int ndim, const int64_t* dims,
+                   const int64_t* strides)
 
 cdef extern from "core/dlpack.h":
     ctypedef struct DLDevice:
@@ -114,6 +134,14 @@ cdef object _frontend = None
 # -1 otherwise. Filled by the frontend (it owns the rules).
 cdef signed char _fast_out[256 * 15]
 memset(_fast_out, -1, sizeof(_fast_out))
+# Non-zero inside ``with xa.lazy():`` - operators then skip the fast paths so the frontend
+# records them into the lazy graph (xarr/_graph/lazy.py).
+cdef int _lazy_depth = 0
+
+
+def set_lazy_depth(int depth):
+    global _lazy_depth
+    _lazy_depth = depth
 
 
 def release_memory_cache():
@@ -1030,6 +1058,144 @@ def fill(Tensor t, value):
     convert_into(t, s)
 
 
+def signature_of(Tensor t):
+    """(dtype code, dims, layout key) of a tensor: the part of a call's signature an
+    executable depends on (xa.jit's cache key). The layout key is None for C-contiguous
+    tensors, else the minor_to_major order, plus 'tiled' for tiled storage."""
+    if t._flags & F_TILED:
+        return (t._dtype, t._shape, (t._layout, "tiled"))
+    if t._flags & F_C_CONTIG:
+        return (t._dtype, t._shape, None)
+    return (t._dtype, t._shape, tuple(minor_to_major_of(t)))
+
+
+# ---------------------------------------------------------------------- fused kernels
+FUSED_CONVERT = kFusedConvert
+MAX_FUSED_OPERANDS = kMaxArgs
+
+
+cdef class FusedKernel:
+    """A validated fused elementwise program (csrc/fused/executor.h), built once by the
+    graph compiler and run on every call.
+
+    code: [(op, dtype, out_dtype, [argument registers], dst)] with op an EwOp code or
+    FUSED_CONVERT. Registers: the run() inputs first, then ``constants`` (0-d tensors
+    baked in at compile time), then temporaries; dst = -1 - k writes output k.
+    """
+    cdef FusedProgram prog
+    cdef readonly int n_inputs
+    cdef readonly tuple output_dtypes
+    cdef list constants
+
+    def __init__(self, input_dtypes, temp_dtypes, output_dtypes, code, constants=()):
+        cdef FusedInstr ins
+        cdef Tensor c
+        self.constants = [_strided(c) for c in constants]
+        self.n_inputs = len(input_dtypes)
+        self.output_dtypes = tuple(output_dtypes)
+        self.prog.ninputs = self.n_inputs + len(self.constants)
+        for d in input_dtypes:
+            self.prog.input_dtypes.push_back(d)
+        for c in self.constants:
+            if c._ndim != 0:
+                raise ValueError("FusedKernel: constants must be 0-d tensors")
+            self.prog.input_dtypes.push_back(c._dtype)
+        self.prog.ntemps = len(temp_dtypes)
+        for d in temp_dtypes:
+            self.prog.temp_dtypes.push_back(d)
+        for d in output_dtypes:
+            self.prog.output_dtypes.push_back(d)
+        for op, dtype, out_dtype, args, dst in code:
+            if not 1 <= len(args) <= 3:
+                raise ValueError(f"FusedKernel: an instruction takes 1 to 3 operands, got "
+                                 f"{len(args)}")
+            ins.op = op
+            ins.dtype = dtype
+            ins.out_dtype = out_dtype
+            ins.nargs = len(args)
+            for k in range(3):
+                ins.args[k] = args[k] if k < len(args) else 0
+            ins.dst = dst
+            self.prog.code.push_back(ins)
+        msg = validate_fused(self.prog).decode()
+        if msg:
+            raise ValueError(f"FusedKernel: {msg}")
+
+    def run(self, inputs, maps, shape, outputs):
+        """Runs over the iteration ``shape``: ``outputs`` are tensors of that shape (any
+        strides); input a broadcasts to it right-aligned when maps[a] is None, else its
+        dim i lands on result dim maps[a][i] (BroadcastInDim). Releases the GIL."""
+        cdef int nin = len(inputs), nc = len(self.constants), nout = len(outputs)
+        cdef int nargs = nin + nc + nout, ndim = len(shape), a, i, d
+        cdef char* ptrs[64]
+        cdef int64_t dims[MAXDIM]
+        cdef int64_t strides[64 * MAXDIM]
+        cdef int64_t size = 1
+        cdef Tensor x
+        cdef list keep = []
+        if nin != self.n_inputs or nout != len(self.output_dtypes):
+            raise ValueError(f"FusedKernel: expected {self.n_inputs} inputs and "
+                             f"{len(self.output_dtypes)} outputs, got {nin} and {nout}")
+        if nargs > 64 or ndim > MAXDIM:
+            raise ValueError("FusedKernel: too many operands or dims")
+        for i in range(ndim):
+            dims[i] = shape[i]
+            size *= dims[i]
+        for a in range(nin):
+            x = inputs[a]
+            if x._flags & F_TILED:
+                x = _strided(x)
+                keep.append(x)
+            if x._dtype != self.prog.input_dtypes[a]:
+                raise TypeError(f"FusedKernel: input {a} is {_DTYPE_OBJ[x._dtype]}, expected "
+                                f"{_DTYPE_OBJ[self.prog.input_dtypes[a]]}")
+            ptrs[a] = x._data
+            m = maps[a]
+            if m is None:
+                if x._ndim > ndim:
+                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {ndim}")
+                for i in range(x._ndim):
+                    d = ndim - x._ndim + i
+                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"broadcast to {tuple(shape)}")
+                _broadcast_strides(x, ndim, dims, &strides[a * ndim])
+            else:
+                if len(m) != x._ndim:
+                    raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")
+                for i in range(ndim):
+                    strides[a * ndim + i] = 0
+                for i in range(x._ndim):
+                    d = m[i]
+                    if d < 0 or d >= ndim or (x._dims[i] != 1 and x._dims[i] != dims[d]):
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"map onto {tuple(shape)} with {m}")
+                    if x._dims[i] != 1:
+                        strides[a * ndim + d] = x._strides[i]
+        for a in range(nc):
+            x = self.constants[a]
+            ptrs[nin + a] = x._data
+            for i in range(ndim):
+                strides[(nin + a) * ndim + i] = 0
+        for a in range(nout):
+            x = outputs[a]
+            if x._ndim != ndim or x._dtype != self.prog.output_dtypes[a] or \
+                    not (x._flags & F_WRITEABLE) or (x._flags & F_TILED):
+                raise ValueError(f"FusedKernel: output {a} must be a writeable strided "
+                                 f"{_DTYPE_OBJ[self.prog.output_dtypes[a]]} tensor of rank "
+                                 f"{ndim}")
+            for i in range(ndim):
+                if x._dims[i] != dims[i]:
+                    raise ValueError(f"FusedKernel: output {a} has shape {x._shape}, "
+                                     f"expected {tuple(shape)}")
+                strides[(nin + nc + a) * ndim + i] = x._strides[i]
+            ptrs[nin + nc + a] = x._data
+        if size == 0:
+            return
+        with nogil:
+            run_fused(self.prog, ptrs, ndim, dims, strides)
+
+
 # ---------------------------------------------------------------------- operators
 cdef object _binop(object a, object b, int op, str name):
     """The compiled fast path of a binary operator: same dtype, same shape, C-contiguous
@@ -1040,7 +1206,7 @@ cdef object _binop(object a, object b, int op, str name):
     cdef char* ptrs[3]
     cdef int64_t sizes[3]
     cdef char scalar_buf[16]
-    if type(a) is Tensor:
+    if type(a) is Tensor and not _lazy_depth:
         x = <Tensor>a
         if (x._flags & F_C_CONTIG) and not (x._flags & F_TILED):
             if type(b) is Tensor:
@@ -1085,7 +1251,8 @@ cdef object _binop_reflected(Tensor x, object b, int op, str name):
     cdef char* ptrs[3]
     cdef int64_t sizes[3]
     cdef char scalar_buf[16]
-    if (type(b) is float and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
+    if (type(b) is float and not _lazy_depth and (x._flags & F_C_CONTIG)
+            and not (x._flags & F_TILED)
             and (KIND[x._dtype] == b'f'[0] or KIND[x._dtype] == b'c'[0])):
         od = _fast_out[op * NUM_DTYPES + x._dtype]
         if od >= 0:

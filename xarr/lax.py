@@ -12,6 +12,11 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._dtypes import CODE_OF, XLA_NAMES, as_dtype
+from xarr._graph import trace as _trace
+from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_element, map,
+                                 optimization_barrier, register_custom_call_target, switch,
+                                 tuple_, while_loop)
+from xarr._graph.trace import Traced, recorder
 from xarr._ops.elementwise import OPS, lax_apply
 from xarr._tensor import Tensor
 
@@ -114,7 +119,7 @@ def clamp(min, x, max):  # noqa: A002
 def convert_element_type(operand, new_dtype):
     """ConvertElementType: float -> int truncates toward zero and saturates (NaN -> 0);
     x -> pred is x != 0; complex -> real drops the imaginary part (SPEC.md)."""
-    if not isinstance(operand, Tensor):
+    if not isinstance(operand, (Tensor, Traced)):
         from xarr._creation import asarray
         operand = asarray(operand)
     return operand.astype(as_dtype(new_dtype))
@@ -125,6 +130,9 @@ def iota(dtype, size):
     size = operator.index(size)
     if size < 0:
         raise ValueError(f"lax.iota: size must be non-negative, got {size}")
+    rec = recorder(())
+    if rec is not None or _trace.tracing() is not None:
+        return _trace.iota(rec or _trace.tracing(), CODE_OF[as_dtype(dtype)], (size,), 0)
     return _tensor.iota(CODE_OF[as_dtype(dtype)], size)
 
 
@@ -137,6 +145,9 @@ def broadcasted_iota(dtype, shape, dimension):
         raise ValueError(f"lax.broadcasted_iota: dimension {dimension} out of range for "
                          f"shape {shape}")
     dimension %= len(shape)
+    rec = recorder(()) or _trace.tracing()
+    if rec is not None:
+        return _trace.iota(rec, CODE_OF[as_dtype(dtype)], shape, dimension)
     line = iota(dtype, shape[dimension])
     view = broadcast_in_dim(line, shape, (dimension,))
     return view.copy()
@@ -145,7 +156,7 @@ def broadcasted_iota(dtype, shape, dimension):
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """BroadcastInDim: operand dim i becomes result dim broadcast_dimensions[i] (sizes must
     match or be 1); a read-only view with stride 0 along broadcast dims."""
-    if not isinstance(operand, Tensor):
+    if not isinstance(operand, (Tensor, Traced)):
         from xarr._creation import asarray
         operand = asarray(operand)
     shape = tuple(operator.index(d) for d in shape)
@@ -159,20 +170,24 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     if any(bd[i] >= bd[i + 1] for i in range(len(bd) - 1)):
         raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must be strictly "
                          f"increasing")
+    for i, d in enumerate(bd):
+        if operand.shape[i] != shape[d] and operand.shape[i] != 1:
+            raise ValueError(f"lax.broadcast_in_dim: operand dim {i} has size "
+                             f"{operand.shape[i]}, result dim {d} has size {shape[d]}")
+    rec = recorder([operand])
+    if rec is not None:
+        return _trace.broadcast_in_dim(rec, operand, shape, bd)
     src = _tensor.strided(operand)
     strides = [0] * len(shape)
     for i, d in enumerate(bd):
         if src.shape[i] == shape[d]:
             strides[d] = src.strides[i]
-        elif src.shape[i] != 1:
-            raise ValueError(f"lax.broadcast_in_dim: operand dim {i} has size "
-                             f"{src.shape[i]}, result dim {d} has size {shape[d]}")
     return _tensor.as_strided_view(src, shape, strides, 0, True)
 
 
 def broadcast(operand, sizes):
     """Broadcast: prepends dims ``sizes`` (result shape sizes + operand.shape)."""
-    if not isinstance(operand, Tensor):
+    if not isinstance(operand, (Tensor, Traced)):
         from xarr._creation import asarray
         operand = asarray(operand)
     sizes = tuple(operator.index(d) for d in sizes)
@@ -185,3 +200,14 @@ def broadcast(operand, sizes):
 __all__ += ["not_", "and_", "or_", "xor", "round", "RoundingMethod", "select", "clamp",
             "convert_element_type", "iota", "broadcasted_iota", "broadcast_in_dim",
             "broadcast"]
+
+__all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
+            "get_tuple_element", "optimization_barrier", "custom_call",
+            "register_custom_call_target"]
+
+
+def __getattr__(name):
+    # ``lax.tuple`` (seed 004 Tuple) without shadowing the builtin inside this module.
+    if name == "tuple":
+        return tuple_
+    raise AttributeError(f"module 'xarr.lax' has no attribute {name!r}")

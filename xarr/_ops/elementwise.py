@@ -23,6 +23,8 @@ import numpy as np
 from xarr import _core
 from xarr import _tensor
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype
+from xarr._graph import trace as _trace
+from xarr._graph.trace import Traced, recorder
 from xarr._tensor import Tensor
 
 KERNELS = _core.ew_ops()  # {'ADD': (code, arity), ...}
@@ -288,8 +290,11 @@ def _int_scalar_check(op, value, dtype):
             raise OverflowError(f"{op}: Python integer {value} out of bounds for {dtype}")
 
 
-def _as_operand(op, v, code):
-    """v (Tensor, NumPy array, list, Python scalar) as a Tensor of dtype ``code``."""
+def _as_operand(op, v, code, rec=None):
+    """v (Tensor, NumPy array, list, Python scalar) as a Tensor of dtype ``code``; with a
+    recorder ``rec``, as an instruction of the graph being built."""
+    if rec is not None:
+        return _trace.operand(rec, v, code, op)
     if isinstance(v, Tensor):
         if CODE_OF[v.dtype] == code:
             return _tensor.strided(v)
@@ -304,7 +309,7 @@ def _as_operand(op, v, code):
 
 
 def _to_tensor_or_scalar(v):
-    if isinstance(v, (Tensor,) + _PY_SCALARS):
+    if isinstance(v, (Tensor, Traced) + _PY_SCALARS):
         return v
     return _asarray(v)  # NumPy scalars are strongly typed: 0-d tensors
 
@@ -338,9 +343,20 @@ def _check_out(op, out, shape, code):
         raise ValueError(f"{op}: out= must be a strided tensor, got a tiled one")
 
 
-def _execute(opdef, code, inputs, shape, out, op_label):
+def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
     """Runs opdef's kernel for value dtype ``code`` over operand tensors (already of that
-    dtype, broadcastable to ``shape``) into ``out`` (new when None)."""
+    dtype, broadcastable to ``shape``) into ``out`` (new when None); with a recorder
+    ``rec``, records it instead (inputs are then instructions)."""
+    if rec is not None:
+        res = _trace.elementwise(rec, opdef, code, inputs, shape)
+        if out is None:
+            return res
+        if rec.kind != "lazy":
+            raise TypeError(f"{op_label}: out= is not supported while tracing (xa.jit); "
+                            f"return the result instead")
+        _check_out(op_label, out, shape, CODE_OF[res.dtype])
+        _tensor.convert_into(out, res.concrete())
+        return out
     rcode = opdef.result_code(code)
     if opdef.kernel == "SELECT":
         rcode = code
@@ -367,9 +383,10 @@ def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
     but may not be of a higher kind than the tensors (``lax.add(int32, 2.7)`` raises)."""
     opdef = OPS[name]
     name = label or name
+    rec = recorder(operands)
     ts = []
     for v in operands:
-        if isinstance(v, Tensor):
+        if isinstance(v, (Tensor, Traced)):
             ts.append(v)
         elif isinstance(v, (np.ndarray, np.generic)):
             ts.append(_asarray(v))
@@ -408,13 +425,13 @@ def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
             _int_scalar_check(f"lax.{name}", v, DTYPES[code])
             full.append(_tensor.scalar_tensor(v, code))
         else:
-            full.append(_tensor.strided(t))
-    if opdef.kernel == "SELECT":
-        full = [full[0]] + full[1:]
+            full.append(_tensor.strided(t) if type(t) is Tensor else t)
     shape, kshapes = lax_broadcast(name, [t.shape for t in full], broadcast_dimensions)
     full = [t if t.shape == ks or t.ndim == 0 else t.reshape(ks)
             for t, ks in zip(full, kshapes)]
-    return _execute(opdef, code, full, shape, None, f"lax.{name}")
+    if rec is not None:
+        full = [_trace.instr_of(rec, t, f"lax.{name}") for t in full]
+    return _execute(opdef, code, full, shape, None, f"lax.{name}", rec)
 
 
 # ---------------------------------------------------------------------- NumPy frontend
@@ -505,6 +522,7 @@ def numpy_apply(name, *operands, out=None):
     weak Python scalars, NumPy broadcasting, output layout following the inputs."""
     nop = NUMPY_OPS[name]
     vals = [_to_tensor_or_scalar(v) for v in operands]
+    rec = recorder(vals)
     if nop.lax in _COMPARISONS:
         vals = _widen_for_out_of_range_ints(vals)
     dt = _promote(vals)
@@ -515,8 +533,8 @@ def numpy_apply(name, *operands, out=None):
         if nop.to_float == "keepint" and _kind(dt) in "biu":
             # NumPy 2: floor/ceil/trunc of integers return the integers unchanged.
             return numpy_apply("positive", *operands, out=out) if dt != np.bool_ else \
-                _execute(OPS["copy"], 0, [_as_operand(name, vals[0], 0)], vals[0].shape,
-                         out, f"xa.{name}")
+                _execute(OPS["copy"], 0, [_as_operand(name, vals[0], 0, rec)],
+                         vals[0].shape, out, f"xa.{name}", rec)
         if dt == np.bool_ and nop.no_bool:
             raise TypeError(f"xa.{name}: not supported for bool inputs")
         if dt == np.bool_ and nop.bool_as:
@@ -535,16 +553,19 @@ def numpy_apply(name, *operands, out=None):
         raise TypeError(f"xa.{name}: not supported for {dt} inputs")
     shape = broadcast_shapes(*[np.shape(v) if not isinstance(v, Tensor) else v.shape
                                for v in vals], op=f"xa.{name}")
-    ts = [_as_operand(f"xa.{name}", v, code) for v in vals]
+    ts = [_as_operand(f"xa.{name}", v, code, rec) for v in vals]
     if nop.result_as:
-        res = _execute(opdef, code, ts, shape, None, f"xa.{name}")
+        res = _execute(opdef, code, ts, shape, None, f"xa.{name}", rec)
         final = np.dtype(nop.result_as)
-        if out is None:
-            return res.astype(final)
+        if out is None or rec is not None:
+            return res.astype(final) if out is None else \
+                _execute(OPS["copy"], CODE_OF[final], [_trace.operand(rec, res, CODE_OF[final],
+                                                                      name)],
+                         shape, out, f"xa.{name}", rec)
         _check_out(f"xa.{name}", out, shape, CODE_OF[final])
         _tensor.convert_into(out, res)
         return out
-    return _execute(opdef, code, ts, shape, out, f"xa.{name}")
+    return _execute(opdef, code, ts, shape, out, f"xa.{name}", rec)
 
 
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
@@ -554,7 +575,7 @@ def _widen_for_out_of_range_ints(vals):
     """NumPy 2 compares an integer tensor with any Python int exactly, even one outside the
     tensor's range (``int8_tensor < 300`` is all True): such a scalar is given a wide
     dtype (int64, uint64 or float64) so promotion computes in a type that holds both."""
-    tensors = [v for v in vals if isinstance(v, Tensor)]
+    tensors = [v for v in vals if isinstance(v, (Tensor, Traced))]
     out = []
     for v in vals:
         if isinstance(v, int) and not isinstance(v, bool) and tensors and \
@@ -636,6 +657,9 @@ def inplace(name, target, other):
 
 
 def astype(x, code):
+    rec = recorder([x])
+    if rec is not None:
+        return _trace.convert(rec, x, code)
     out = _tensor.empty(x.shape, code, output_layout_for(x.shape, [x]))
     if out.size:
         _tensor.convert_into(out, _tensor.strided(x))

@@ -174,32 +174,42 @@ def retile_into(t, src):
                          list(src.strides), t._address, True, _pad_bytes(code, 0))
 
 
-def reshape(t, shape):
-    """Row-major reshape (NumPy ``order='C'``): a view when the strides allow, else a copy.
-    One dim may be -1."""
+def reshape_shape(old_shape, shape, op="reshape"):
+    """The shape rule of a row-major reshape: ``shape`` with its one -1 resolved; raises
+    ValueError naming both shapes when the sizes differ.
+    ``reshape_shape((2, 6), (3, -1)) == (3, 4)``."""
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(int(d) for d in shape)
-    size = t.size
+    size = 1
+    for d in old_shape:
+        size *= d
     if shape.count(-1) > 1:
-        raise ValueError(f"reshape: can only specify one unknown dimension, got {shape}")
+        raise ValueError(f"{op}: can only specify one unknown dimension, got {shape}")
     if -1 in shape:
         known = 1
         for d in shape:
             if d != -1:
                 known *= d
         if known == 0 or size % known:
-            raise ValueError(f"reshape: cannot reshape a tensor of size {size} into shape "
+            raise ValueError(f"{op}: cannot reshape a tensor of size {size} into shape "
                              f"{shape}")
         shape = tuple(size // known if d == -1 else d for d in shape)
     if any(d < 0 for d in shape):
-        raise ValueError(f"reshape: negative dimension in {shape}")
+        raise ValueError(f"{op}: negative dimension in {shape}")
     n = 1
     for d in shape:
         n *= d
     if n != size:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {t.shape} (size {size}) "
-                         f"into shape {shape}")
+        raise ValueError(f"{op}: cannot reshape a tensor of shape {tuple(old_shape)} (size "
+                         f"{size}) into shape {shape}")
+    return shape
+
+
+def reshape(t, shape):
+    """Row-major reshape (NumPy ``order='C'``): a view when the strides allow, else a copy.
+    One dim may be -1."""
+    shape = reshape_shape(t.shape, shape)
     src = _tensor.strided(t)
     strides = _view_strides(src.shape, src.strides, shape, src.itemsize)
     if strides is None:

@@ -1,0 +1,333 @@
+"""From an optimized computation to something that runs: ``Executable``.
+
+Each instruction of the (fused) entry computation becomes one step; a fusion becomes one
+``FusedKernel`` (the C++ fused executor, csrc/fused/executor.h) built once here. A fused
+computation is lowered to the executor's register program:
+
+    fused_computation.5 { p0 = f32[N] parameter(0); c = f32[] constant(2)
+                          b = f32[N] broadcast(c); m = f32[N] multiply(b, p0)
+                          ROOT e = f32[N] exponential(m) }
+    ->  inputs r0 = p0, constants r1 = 2.0 (0-d)
+        r2 = MUL(r1, r0); out0 = EXP(r2)
+
+Registers: kernel inputs (fusion operands, each with a BroadcastInDim map when read
+through a broadcast, and 1-D iota vectors baked at compile time), then scalar constants,
+then temporaries, reused after their last use. An output that later instructions still
+read is computed into a temporary and copied out.
+"""
+
+import ctypes
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import DTYPES, XLA_NAMES
+from xarr._graph.ir import TensorType, type_text
+from xarr._ops.elementwise import OPS
+from xarr._tensor import FUSED_CONVERT, FusedKernel, Tensor
+
+_COPY = OPS["copy"]
+
+
+class LoweringError(Exception):
+    """The fused computation does not fit the executor (too many temporaries)."""
+
+
+class KernelPlan:
+    """A fused computation lowered for the executor: run(operands) -> output tensors."""
+
+    def __init__(self, fused, out_types):
+        self.shape = tuple(out_types[0].dims)
+        self.out_types = out_types
+        inputs = []                      # (operand number or None, map, baked tensor)
+        input_reg = {}
+        constants = []
+        const_reg = {}
+        temp_dtypes = []
+        free = {}
+        code = []
+        reg = {}
+        instrs = [i for i in fused.instructions if i.op not in ("parameter", "tuple")]
+        root_outs = list(fused.root.operands) if fused.root.op == "tuple" else [fused.root]
+        out_index = {}
+        for k, o in enumerate(root_outs):
+            out_index.setdefault(id(o), []).append(k)
+        last_use = {}
+        for n, i in enumerate(instrs):
+            for o in i.operands:
+                last_use[id(o)] = n
+
+        # Pass 1: input registers (fusion operands and iota vectors), constant registers.
+        def input_for(key, number, m, baked=None):
+            r = input_reg.get(key)
+            if r is None:
+                r = len(inputs)
+                inputs.append((number, m, baked))
+                input_reg[key] = r
+            return ("in", r)
+
+        def leaf_source(o):
+            """A register source for a leaf read (parameter / broadcast / iota / const)."""
+            if o.op == "parameter":
+                m = None if tuple(o.dims) == self.shape else tuple(
+                    range(len(self.shape) - len(o.dims), len(self.shape)))
+                return input_for(("p", o.attrs["number"], m), o.attrs["number"], m)
+            if o.op == "constant" and o.dims == ():
+                key = (o.code, np.asarray(o.attrs["value"]).tobytes())
+                r = const_reg.get(key)
+                if r is None:
+                    r = len(constants)
+                    constants.append(o.attrs["value"])
+                    const_reg[key] = r
+                return ("const", r)
+            if o.op == "iota":
+                return self._iota_source(o, tuple(range(len(o.dims))), input_for)
+            if o.op == "broadcast":
+                src = o.operands[0]
+                dims = o.attrs["dimensions"]
+                if src.op == "parameter":
+                    m = tuple(dims)
+                    return input_for(("p", src.attrs["number"], m), src.attrs["number"], m)
+                if src.op == "constant" and src.dims == ():
+                    return leaf_source(src)
+                if src.op == "iota":
+                    return self._iota_source(src, dims, input_for)
+            raise LoweringError(f"cannot read {o.op} inside a fusion")
+
+        sources = {}
+        for n, i in enumerate(instrs):
+            if i.op in ("constant", "iota", "broadcast"):
+                sources[id(i)] = leaf_source(i)
+        # Pass 2: instructions -> code, allocating temporaries.
+        program = []   # (opcode, dtype, out_dtype, [sources], dest)
+
+        def src_of(o):
+            s = sources.get(id(o))
+            if s is None:
+                s = leaf_source(o)
+                sources[id(o)] = s
+            return s
+
+        for n, i in enumerate(instrs):
+            if i.op in ("constant", "iota", "broadcast") and id(i) not in out_index:
+                continue
+            if i.op in ("constant", "iota", "broadcast"):
+                args = [src_of(i)]
+                op_code, dtype = _COPY.code, i.code
+            elif i.op == "convert":
+                args = [src_of(i.operands[0])]
+                op_code, dtype = FUSED_CONVERT, i.operands[0].code
+            else:
+                opdef = OPS[i.op]
+                args = [src_of(o) for o in i.operands]
+                op_code = opdef.code
+                dtype = i.operands[-1].code if opdef.kernel == "SELECT" else i.operands[0].code
+            # free temporaries whose last use is this instruction (may be reused as dest)
+            for o in set(map(id, i.operands)):
+                s = sources.get(o)
+                if s is not None and s[0] == "tmp" and last_use.get(o) == n:
+                    free.setdefault(temp_dtypes[s[1]], []).append(s[1])
+            outs_here = out_index.get(id(i), [])
+            used_later = last_use.get(id(i), -1) > n
+            if len(outs_here) == 1 and not used_later:
+                dest = ("out", outs_here[0])
+                extra = outs_here[1:]
+            else:
+                pool = free.get(i.code)
+                if pool:
+                    t = pool.pop()
+                else:
+                    t = len(temp_dtypes)
+                    temp_dtypes.append(i.code)
+                    if t >= 16:
+                        raise LoweringError("more than 16 live temporaries")
+                dest = ("tmp", t)
+                extra = outs_here
+            program.append((op_code, dtype, i.code, args, dest))
+            sources[id(i)] = dest if dest[0] == "tmp" else None
+            for k in extra:
+                program.append((_COPY.code, i.code, i.code, [dest], ("out", k)))
+        # Outputs that are leaves read directly (e.g. ROOT is a parameter) need copies.
+        written = {p[4][1] for p in program if p[4][0] == "out"}
+        for k, o in enumerate(root_outs):
+            if k not in written:
+                program.append((_COPY.code, o.code, o.code, [src_of(o)], ("out", k)))
+
+        nin = len(inputs)
+        nconst = len(constants)
+
+        def resolve(s):
+            kind, r = s
+            if kind == "in":
+                return r
+            if kind == "const":
+                return nin + r
+            if kind == "tmp":
+                return nin + nconst + r
+            return -1 - r
+
+        kcode = [(op, dt, odt, [resolve(a) for a in args], resolve(dest))
+                 for op, dt, odt, args, dest in program]
+        in_dtypes = []
+        for number, m, baked in inputs:
+            in_dtypes.append(baked.dtype if baked is not None else
+                             fused.parameters[number].code)
+        from xarr._dtypes import CODE_OF
+        in_codes = [CODE_OF[d] if not isinstance(d, int) else d for d in in_dtypes]
+        self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types], kcode,
+                                  constants)
+        self.numbers = [number for number, m, baked in inputs]
+        self.maps = [m for number, m, baked in inputs]
+        self.baked = [baked for number, m, baked in inputs]
+
+    def _iota_source(self, iota, dims, input_for):
+        k = iota.attrs["iota_dimension"]
+        n = iota.dims[k]
+        vec = _tensor.iota(iota.code, n)
+        return input_for(("iota", iota.code, n, dims[k]), None, (dims[k],), vec)
+
+    def run(self, operands):
+        ins = [self.baked[j] if n is None else operands[n]
+               for j, n in enumerate(self.numbers)]
+        outs = [_tensor.empty(t.dims, t.code, t.m2m) for t in self.out_types]
+        self.kernel.run(ins, self.maps, self.shape, outs)
+        return outs
+
+
+# ------------------------------------------------------------------------ executable
+class Executable:
+    """Runs one optimized computation: a list of steps over value slots."""
+
+    def __init__(self, comp):
+        self.comp = comp
+        self.kernel_count = 0
+        slot = {}
+        init = []
+        steps = []
+        for n, i in enumerate(comp.instructions):
+            slot[id(i)] = n
+        self.n_slots = len(comp.instructions)
+        self.param_slots = [slot[id(p)] for p in comp.parameters]
+        for i in comp.instructions:
+            s = slot[id(i)]
+            ins = [slot[id(o)] for o in i.operands]
+            if i.op == "parameter":
+                continue
+            if i.op == "constant":
+                init.append((s, i.attrs["value"]))
+                continue
+            fn = self._step(i)
+            steps.append((fn, ins, s))
+        self.init = init
+        self.steps = steps
+        self.root_slot = slot[id(comp.root)]
+
+    def _step(self, i):
+        op = i.op
+        if op == "fusion":
+            self.kernel_count += 1
+            out_types = [i.type] if not i.is_tuple else list(i.type)
+            try:
+                plan = KernelPlan(i.calls[0], out_types)
+            except LoweringError:
+                sub = Executable(i.calls[0])
+                return lambda *xs: sub.run(list(xs))
+            if not i.is_tuple:
+                return lambda *xs: plan.run(xs)[0]
+            return lambda *xs: tuple(plan.run(xs))
+        if op == "get_tuple_element":
+            k = i.attrs["index"]
+            return lambda t: t[k]
+        if op == "tuple":
+            return lambda *xs: tuple(xs)
+        if op == "opt_barrier":
+            return lambda *xs: xs[0] if len(xs) == 1 and not i.is_tuple else tuple(xs)
+        if op == "reshape":
+            dims = tuple(i.dims)
+            return lambda x: x.reshape(dims)
+        if op == "transpose":
+            perm = tuple(i.attrs["dimensions"])
+            return lambda x: x.transpose(perm)
+        if op == "call":
+            sub = compiled_computation(i.calls[0])
+            return lambda *xs: _unaliased(sub.run(list(xs)), xs)
+        if op == "conditional":
+            branches = [compiled_computation(c) for c in i.calls]
+            is_pred = bool(i.attrs.get("pred"))
+            nb = len(branches)
+            starts = [1]
+            for n in i.attrs["branch_arity"]:
+                starts.append(starts[-1] + n)
+
+            def conditional(*xs):
+                v = xs[0].item()
+                if is_pred:
+                    k = 0 if v else 1
+                else:
+                    k = v if 0 <= v < nb else nb - 1
+                args = xs[starts[k]:starts[k + 1]]
+                return _unaliased(branches[k].run(list(args)), args)
+            return conditional
+        if op == "while":
+            cond = compiled_computation(i.calls[0])
+            body = compiled_computation(i.calls[1])
+            n_state = i.attrs["n_state"]
+            n_cc = i.attrs["n_cond_captures"]
+
+            def while_loop(*xs):
+                state = list(xs[:n_state])
+                extra_c = list(xs[n_state:n_state + n_cc])
+                extra_b = list(xs[n_state + n_cc:])
+                while cond.run(state + extra_c).item():
+                    out = body.run(state + extra_b)
+                    state = list(out) if isinstance(out, tuple) else [out]
+                return _unaliased(tuple(state), xs)
+            return while_loop
+        if op == "custom_call":
+            return _custom_call_step(i)
+        raise NotImplementedError(f"no executor for {op}")
+
+    def run(self, args):
+        env = [None] * self.n_slots
+        for s, a in zip(self.param_slots, args):
+            env[s] = a
+        for s, v in self.init:
+            env[s] = v
+        for fn, ins, out in self.steps:
+            env[out] = fn(*[env[k] for k in ins])
+        return env[self.root_slot]
+
+
+def _unaliased(out, inputs):
+    """out, with any tensor that IS one of ``inputs`` copied (a computation that passes
+    an argument through must not hand the caller its own buffer back)."""
+    ids = {id(x) for x in inputs}
+    if isinstance(out, tuple):
+        return tuple(x.copy() if id(x) in ids else x for x in out)
+    return out.copy() if id(out) in ids else out
+
+
+def compiled_computation(comp):
+    exe = getattr(comp, "_executable", None)
+    if exe is None:
+        exe = Executable(comp)
+        comp._executable = exe
+    return exe
+
+
+def _custom_call_step(i):
+    fn = i.attrs["function"]
+    out_types = [i.type] if not i.is_tuple else list(i.type)
+
+    def custom_call(*xs):
+        ins = [_tensor.copy_dense(x) if not x.flags["C_CONTIGUOUS"] else x for x in xs]
+        outs = [_tensor.empty(t.dims, t.code, None) for t in out_types]
+        in_ptrs = (ctypes.c_void_p * max(len(ins), 1))(*[x._address for x in ins])
+        if len(outs) == 1:
+            out_ptr = ctypes.c_void_p(outs[0]._address)
+        else:
+            arr = (ctypes.c_void_p * len(outs))(*[o._address for o in outs])
+            out_ptr = ctypes.cast(arr, ctypes.c_void_p)
+        fn(out_ptr, ctypes.cast(in_ptrs, ctypes.c_void_p))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    return custom_call

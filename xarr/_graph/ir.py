@@ -1,0 +1,274 @@
+"""The lazy graph's IR: an HLO-like module of uniquely named instructions (seed 002).
+
+A ``Module`` holds computations; each ``Computation`` is a list of ``Instruction`` in
+topological order with numbered parameters and a ROOT. An instruction has an op (xarr's
+name: a lax elementwise name such as ``mul``, or a structural op such as ``broadcast``),
+operands, a result type, attributes and called sub-computations. Its text form is the
+seed's:
+
+    multiply.4 = f32[4096,4096]{1,0} multiply(p0, broadcast.3)
+    fusion.9 = f32[4096,4096]{1,0} fusion(p0, p1, p2), kind=kLoop, calls=fused_computation.9
+
+Result types are ``TensorType(code, dims, m2m)`` (dtype code of xarr/_dtypes.py, dims,
+minor_to_major or None for the default row-major) or a tuple of types for tuple-valued
+instructions (tuple, while, conditional, multi-output fusion...).
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from xarr._dtypes import XLA_NAMES
+
+
+class TensorType(namedtuple("TensorType", "code dims m2m")):
+    """Element type code, dims and minor_to_major (None: the default {n-1,...,0})."""
+
+    __slots__ = ()
+
+    @property
+    def layout(self):
+        return self.m2m if self.m2m is not None else tuple(range(len(self.dims) - 1, -1, -1))
+
+    def text(self):
+        dims = ",".join(str(d) for d in self.dims)
+        if not self.dims:
+            return f"{XLA_NAMES[self.code]}[]"
+        return f"{XLA_NAMES[self.code]}[{dims}]{{{','.join(str(d) for d in self.layout)}}}"
+
+
+def type_text(t):
+    if isinstance(t, TensorType):
+        return t.text()
+    return "(" + ", ".join(type_text(x) for x in t) + ")"
+
+
+# xarr op name -> HLO opcode (seed 004 / XLA spelling) where they differ.
+HLO_OPCODE = {
+    "neg": "negate", "not": "not", "round": "round-nearest-afz",
+    "round_nearest_even": "round-nearest-even", "rint": "round-nearest-even",
+    "exp": "exponential", "expm1": "exponential-minus-one", "log1p": "log-plus-one",
+    "sin": "sine", "cos": "cosine", "is_finite": "is-finite", "is_nan": "is-nan",
+    "is_inf": "is-inf", "population_count": "popcnt", "clz": "count-leading-zeros",
+    "sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+    "max": "maximum", "min": "minimum", "pow": "power", "floor_div": "floor-divide",
+    "shift_left": "shift-left", "shift_right_logical": "shift-right-logical",
+    "shift_right_arithmetic": "shift-right-arithmetic", "convert": "convert",
+    "opt_barrier": "opt-barrier", "custom_call": "custom-call",
+    "get_tuple_element": "get-tuple-element",
+}
+COMPARE_DIRECTION = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+for _d in list(COMPARE_DIRECTION):
+    COMPARE_DIRECTION[_d + "_total"] = COMPARE_DIRECTION[_d]
+
+
+def hlo_opcode(op):
+    if op in COMPARE_DIRECTION:
+        return "compare"
+    return HLO_OPCODE.get(op, op.replace("_", "-"))
+
+
+class Instruction:
+    """One node. ``value`` is set on lazy-graph nodes once computed (then they act as
+    leaves); ``index`` is its position in its computation's list (for passes)."""
+
+    __slots__ = ("op", "operands", "type", "attrs", "calls", "name", "computation", "value",
+                 "__weakref__")
+
+    def __init__(self, op, operands, type_, attrs=None, calls=(), computation=None):
+        self.op = op
+        self.operands = list(operands)
+        self.type = type_
+        self.attrs = attrs or {}
+        self.calls = list(calls)
+        self.computation = computation
+        self.name = None
+        self.value = None
+
+    @property
+    def is_tuple(self):
+        return not isinstance(self.type, TensorType)
+
+    @property
+    def dims(self):
+        return self.type.dims
+
+    @property
+    def code(self):
+        return self.type.code
+
+    def __repr__(self):
+        return f"<Instruction {self.name or self.op}: {type_text(self.type)}>"
+
+    # --------------------------------------------------------------------- text
+    def attr_text(self):
+        """The ``, key=value`` suffix of the HLO text line."""
+        parts = []
+        op, a = self.op, self.attrs
+        if op in COMPARE_DIRECTION:
+            parts.append(f"direction={COMPARE_DIRECTION[op]}")
+            if op.endswith("_total"):
+                parts.append("type=TOTALORDER")
+        if op in ("broadcast", "transpose", "map") and "dimensions" in a:
+            parts.append("dimensions={" + ",".join(map(str, a["dimensions"])) + "}")
+        if op == "iota":
+            parts.append(f"iota_dimension={a['iota_dimension']}")
+        if op == "get_tuple_element":
+            parts.append(f"index={a['index']}")
+        if op == "fusion":
+            parts.append(f"kind={a['kind']}")
+        if op == "custom_call":
+            parts.append(f'custom_call_target="{a["target"]}"')
+        if self.calls:
+            if op == "while":
+                parts.append(f"condition={self.calls[0].name}, body={self.calls[1].name}")
+            elif op == "conditional":
+                if a.get("pred"):
+                    parts.append(f"true_computation={self.calls[0].name}, "
+                                 f"false_computation={self.calls[1].name}")
+                else:
+                    parts.append("branch_computations={" +
+                                 ", ".join(c.name for c in self.calls) + "}")
+            elif op == "call":
+                parts.append(f"to_apply={self.calls[0].name}")
+            else:
+                key = "to_apply" if op == "map" else "calls"
+                parts.append(f"{key}=" + ", ".join(c.name for c in self.calls))
+        return "".join(", " + p for p in parts)
+
+    def operand_text(self):
+        if self.op == "parameter":
+            return str(self.attrs["number"])
+        if self.op == "constant":
+            return constant_text(self.attrs["value"])
+        return ", ".join(o.name for o in self.operands)
+
+    def text(self, root=False):
+        return (f"{'ROOT ' if root else ''}{self.name} = {type_text(self.type)} "
+                f"{hlo_opcode(self.op)}({self.operand_text()}){self.attr_text()}")
+
+
+def constant_text(value):
+    """A constant literal: ``2``, ``{1, 2, 3}``, or ``{...}`` when large."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        v = arr.item()
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float) and v == int(v) and abs(v) < 1e16:
+            return str(int(v))
+        return str(v)
+    if arr.size > 8:
+        return "{...}"
+
+    def rec(a):
+        if a.ndim == 1:
+            return "{" + ", ".join(constant_text(x) for x in a) + "}"
+        return "{ " + ", ".join(rec(x) for x in a) + " }"
+    return rec(arr)
+
+
+class Computation:
+    """A list of instructions in topological order, numbered parameters and a ROOT."""
+
+    def __init__(self, name, module):
+        self.name = name
+        self.module = module
+        self.instructions = []
+        self.parameters = []
+        self.root = None
+
+    def add(self, instr):
+        instr.computation = self
+        if instr.name is None:
+            instr.name = self.module.unique_name(hlo_opcode(instr.op))
+        self.instructions.append(instr)
+        return instr
+
+    def add_parameter(self, type_, name=None):
+        instr = Instruction("parameter", (), type_, {"number": len(self.parameters)})
+        instr.name = name
+        self.parameters.append(instr)
+        return self.add(instr)
+
+    def users(self):
+        """{instruction: [users in this computation, in order]} (the ROOT has none)."""
+        out = {i: [] for i in self.instructions}
+        for i in self.instructions:
+            for o in i.operands:
+                if o in out:
+                    out[o].append(i)
+        return out
+
+    def text(self, entry=False):
+        lines = [f"{'ENTRY ' if entry else ''}{self.name} {{"]
+        for i in self.instructions:
+            lines.append("  " + i.text(root=i is self.root))
+        lines.append("}")
+        return "\n".join(lines)
+
+    def called_computations(self):
+        """Every computation called from this one, callees first, each once."""
+        seen, order = set(), []
+
+        def visit(c):
+            for i in c.instructions:
+                for sub in i.calls:
+                    if id(sub) not in seen:
+                        seen.add(id(sub))
+                        visit(sub)
+                        order.append(sub)
+        visit(self)
+        return order
+
+
+class Module:
+    """An HLO module: an entry computation and the computations it calls."""
+
+    def __init__(self, name):
+        self.name = name
+        self._counter = 0
+        self.entry = Computation("main", self)
+
+    def unique_name(self, prefix):
+        self._counter += 1
+        return f"{prefix}.{self._counter}"
+
+    def new_computation(self, prefix):
+        return Computation(self.unique_name(prefix), self)
+
+    def as_text(self):
+        """The module in seed-002 HLO text: called computations first, then ENTRY."""
+        e = self.entry
+        params = ", ".join(type_text(p.type) for p in e.parameters)
+        head = (f"HloModule {self.name}, entry_computation_layout="
+                f"{{({params})->{type_text(e.root.type)}}}")
+        parts = [head, ""]
+        for c in e.called_computations():
+            parts += [c.text(), ""]
+        parts.append(e.text(entry=True))
+        return "\n".join(parts) + "\n"
+
+    def as_dot(self):
+        """Graphviz DOT of the entry computation (fusions drawn as clusters)."""
+        lines = [f'digraph "{self.name}" {{', "  rankdir=TB;", "  node [shape=box];"]
+
+        def node_id(c, i):
+            return f'"{c.name}/{i.name}"'
+
+        def emit(c, indent):
+            for i in c.instructions:
+                label = f"{i.name}\\n{type_text(i.type)}"
+                style = ', style=filled, fillcolor="#e8f0ff"' if i.op == "fusion" else ""
+                lines.append(f'{indent}{node_id(c, i)} [label="{label}"{style}];')
+                for k, o in enumerate(i.operands):
+                    lines.append(f"{indent}{node_id(c, o)} -> {node_id(c, i)} "
+                                 f'[label="{k}"];')
+        emit(self.entry, "  ")
+        for n, c in enumerate(self.entry.called_computations()):
+            lines.append(f'  subgraph "cluster_{n}" {{')
+            lines.append(f'    label="{c.name}";')
+            emit(c, "    ")
+            lines.append("  }")
+        lines.append("}")
+        return "\n".join(lines) + "\n"

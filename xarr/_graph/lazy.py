@@ -1,0 +1,124 @@
+"""``with xa.lazy():`` - eager-looking code recorded into the lazy graph, computed when a
+value is needed (printing, ``np.asarray``, ``.item()``, ``bool()``, ``xa.eval``).
+
+    >>> with xa.lazy():
+    ...     y = 2 * a + 3 * b * b - xa.exp(-c)     # recorded, nothing runs
+    ...     z = y * 0.5
+    >>> xa.eval(y, z)                               # one fused kernel writes both
+
+Evaluating copies the part of the graph the requested values depend on into a fresh
+module, runs the jit pipeline on it (xarr/_graph/passes.py) and executes it; the computed
+instructions then keep their values and act as leaves for later evaluations. Values stay
+lazy after the ``with`` block ends; tensors created there by other means are ordinary.
+"""
+
+from xarr import _tensor
+from xarr._graph import passes
+from xarr._graph.compile import Executable
+from xarr._graph.ir import Instruction, Module
+from xarr._graph.trace import STATE, Traced, lazy_graph
+from xarr._tensor import Tensor
+
+
+class lazy:  # noqa: N801  (used as ``with xa.lazy():``)
+    """Context manager: operations on tensors inside it are recorded, not run."""
+
+    def __enter__(self):
+        lazy_graph()
+        STATE.lazy_depth += 1
+        _tensor.set_lazy_depth(STATE.lazy_depth)
+        return self
+
+    def __exit__(self, *exc):
+        STATE.lazy_depth -= 1
+        _tensor.set_lazy_depth(STATE.lazy_depth)
+        return False
+
+
+def eval(*values):  # noqa: A001  (xa.eval)
+    """Computes lazy values together (one fused pass where possible); returns the
+    tensors (one value: the tensor itself). Non-lazy arguments are returned as they are."""
+    lazies = [v for v in values if type(v) is Traced]
+    results = dict(zip(map(id, lazies), evaluate(lazies))) if lazies else {}
+    out = tuple(results.get(id(v), v) for v in values)
+    return out[0] if len(out) == 1 else out
+
+
+def evaluate(traced):
+    """The Tensors of lazy values, computing the pending ones in one module."""
+    roots = [t.instr for t in traced]
+    pending = []
+    for r in roots:
+        if r.value is None and r not in pending:
+            pending.append(r)
+    if pending:
+        _compute(pending)
+    return [r.value for r in roots]
+
+
+def _compute(pending):
+    module = Module("lazy_eval")
+    module._counter = pending[0].computation.module._counter
+    comp = module.entry
+    clone = {}
+    leaf_param = {}
+    args = []
+    stack = list(pending)
+    order = []
+    seen = set()
+    while stack:                       # iterative post-order over operands
+        node = stack[-1]
+        if id(node) in seen:
+            stack.pop()
+            continue
+        todo = [o for o in node.operands if id(o) not in seen and o.value is None]
+        if node.value is None and todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        seen.add(id(node))
+        order.append(node)
+    for node in order:
+        if node.value is not None:
+            key = id(node.value)
+            p = leaf_param.get(key)
+            if p is None:
+                p = comp.add_parameter(_leaf_type(node), name=f"p{len(args)}")
+                leaf_param[key] = p
+                args.append(node.value)
+            clone[id(node)] = p
+            continue
+        ops = []
+        for o in node.operands:
+            if id(o) not in clone:      # a computed operand reached through another path
+                key = id(o.value)
+                p = leaf_param.get(key)
+                if p is None:
+                    p = comp.add_parameter(_leaf_type(o), name=f"p{len(args)}")
+                    leaf_param[key] = p
+                    args.append(o.value)
+                clone[id(o)] = p
+            ops.append(clone[id(o)])
+        c = Instruction(node.op, ops, node.type, dict(node.attrs), node.calls)
+        c.name = node.name
+        comp.add(c)
+        clone[id(node)] = c
+    roots = [clone[id(p)] for p in pending]
+    if len(roots) == 1:
+        comp.root = roots[0]
+    else:
+        comp.root = comp.add(Instruction("tuple", roots, tuple(r.type for r in roots)))
+    passes.optimize(comp, root_default=False, entry=True)
+    exe = Executable(comp)
+    STATE.last_lazy = (module, exe)
+    out = exe.run(args)
+    outs = list(out) if len(roots) > 1 else [out]
+    for p, v in zip(pending, outs):
+        p.value = v
+        p.operands = []     # the computed value is a leaf now: free what it read
+        p.attrs = {}
+
+
+def _leaf_type(node):
+    from xarr._graph.trace import _type_of_tensor
+    return _type_of_tensor(node.value) if isinstance(node.value, Tensor) else node.type

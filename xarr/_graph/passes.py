@@ -1,0 +1,625 @@
+"""Graph passes over a traced computation, run in this order by ``optimize``:
+
+1. ``simplify``  algebraic rewrites that are exact bit for bit:
+                 x*1 -> x, x/1 -> x, x-0 -> x, x+0 -> x (integers; floats only for -0.0,
+                 since -0.0 + 0.0 is +0.0), neg(neg(x)) -> x, convert to the same type -> x,
+                 reshape(reshape(x)) -> reshape(x), transpose(transpose(x)) -> one
+                 transpose, broadcast(broadcast(x)) -> one broadcast, identity
+                 reshape/transpose/broadcast -> x, and scalar constant folding (an
+                 elementwise op of scalar constants is computed now, by the eager kernel).
+2. ``cse``       common-subexpression elimination (same op, operands, type, attributes;
+                 small constants by value).
+3. ``dce``       removes what the ROOT does not need.
+4. ``assign_layouts``  every tensor result gets a layout: parameters keep the caller's, an
+                 elementwise result follows its first same-shaped operand, a transpose is a
+                 bitcast of its operand's layout; then consumers win: a value whose users
+                 all want one layout (an elementwise user wants its own, a transpose user the
+                 layout that makes it a bitcast, a jit ROOT the default) is produced in it.
+5. ``fuse``      elementwise loop fusion (kind=kLoop) of whole DAGs, then multi-output fusion
+                 (see ``fuse``'s docstring for the rule).
+Sub-computations (while/cond/call bodies) are optimized the same way.
+"""
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import KINDS
+from xarr._graph.ir import Instruction, TensorType
+from xarr._ops.elementwise import OPS
+
+ELEMENTWISE = set(OPS)                 # lax elementwise op names
+FUSIBLE = ELEMENTWISE | {"convert", "broadcast", "iota", "constant"}
+LEAVES = {"broadcast", "iota", "constant"}   # cheap: duplicated into each consuming fusion
+# Reductions register here when they arrive (issue 4): an elementwise producer fuses into
+# a consuming reduction as kind=kInput. The hook: fuse() asks REDUCTION_OPS.
+REDUCTION_OPS = set()
+MAX_FUSION_OPERANDS = _tensor.MAX_FUSED_OPERANDS   # kernel inputs + outputs (C++ limit)
+MAX_FUSION_TEMPS = 16
+
+
+# ------------------------------------------------------------------------ utilities
+def topo_sort(comp):
+    """Reorders comp.instructions: everything reachable from the ROOT (and every parameter
+    and side-effecting instruction), operands before users, stable otherwise."""
+    order, seen = [], set()
+    keep = [i for i in comp.instructions if i.op == "parameter" or i.attrs.get("side_effect")]
+    for start in keep + [comp.root]:
+        stack = [(start, 0)]
+        while stack:
+            node, k = stack.pop()
+            if id(node) in seen:
+                continue
+            if k < len(node.operands):
+                stack.append((node, k + 1))
+                op = node.operands[k]
+                if id(op) not in seen:
+                    stack.append((op, 0))
+            else:
+                seen.add(id(node))
+                order.append(node)
+    comp.instructions = order
+
+
+def replace_uses(comp, old, new):
+    for i in comp.instructions:
+        if old in i.operands:
+            i.operands = [new if o is old else o for o in i.operands]
+    if comp.root is old:
+        comp.root = new
+
+
+def dce(comp):
+    topo_sort(comp)
+
+
+def _scalar_value(instr):
+    """The Python value of a scalar constant, or of a broadcast of one; else None."""
+    while instr.op == "broadcast":
+        instr = instr.operands[0]
+    if instr.op == "constant" and instr.dims == ():
+        return np.asarray(instr.attrs["value"]).item()
+    return None
+
+
+def _is_value(instr, value, negative_zero=None):
+    v = _scalar_value(instr)
+    if v is None or v != value:
+        return False
+    if negative_zero is not None and isinstance(v, float):
+        return bool(np.signbit(v)) == negative_zero
+    return True
+
+
+# ------------------------------------------------------------------------ simplify
+def simplify(comp):
+    changed = True
+    while changed:
+        changed = False
+        for instr in list(comp.instructions):
+            new = _simplify_one(comp, instr)
+            if new is not None and new is not instr:
+                replace_uses(comp, instr, new)
+                changed = True
+        if changed:
+            topo_sort(comp)
+
+
+def _simplify_one(comp, i):
+    op, ops = i.op, i.operands
+    if op in ELEMENTWISE and ops and all(o.op == "constant" and o.dims == () for o in ops):
+        return _fold(comp, i)
+    if op == "convert" and ops[0].code == i.code:
+        return ops[0]
+    if op == "convert" and ops[0].op == "constant" and ops[0].dims == ():
+        out = _tensor.empty((), i.code)
+        _tensor.convert_into(out, ops[0].attrs["value"])
+        return _new_constant(comp, out)
+    if op == "neg" and ops[0].op == "neg":
+        return ops[0].operands[0]
+    if len(ops) == 2 and op in ("mul", "add", "sub", "div"):
+        a, b = ops
+        kind = KINDS[i.code]
+        if op == "mul" and kind != "c":
+            if _is_value(b, 1) and a.type == i.type:
+                return a
+            if _is_value(a, 1) and b.type == i.type:
+                return b
+        if op == "div" and kind != "c" and _is_value(b, 1) and a.type == i.type:
+            return a
+        if op == "sub" and kind in "iuf" and _is_value(b, 0, negative_zero=False) \
+                and a.type == i.type:
+            return a
+        if op == "add" and kind in "biuf":
+            nz = True if kind == "f" else None   # floats: only x + (-0.0) is exact
+            if _is_value(b, 0, nz) and a.type == i.type:
+                return a
+            if _is_value(a, 0, nz) and b.type == i.type:
+                return b
+    if op == "reshape":
+        src = ops[0]
+        if src.op == "reshape":
+            i.operands = [src.operands[0]]
+            return i if src.operands[0].dims != i.dims else src.operands[0]
+        if src.dims == i.dims:
+            return src
+    if op == "transpose":
+        perm = i.attrs["dimensions"]
+        src = ops[0]
+        if src.op == "transpose":
+            inner = src.attrs["dimensions"]
+            i.operands = [src.operands[0]]
+            i.attrs = {"dimensions": tuple(inner[p] for p in perm)}
+            perm = i.attrs["dimensions"]
+            src = i.operands[0]
+        if perm == tuple(range(len(perm))):
+            return src
+    if op == "broadcast":
+        src = ops[0]
+        dims = i.attrs["dimensions"]
+        if src.op == "broadcast":
+            inner = src.attrs["dimensions"]
+            i.operands = [src.operands[0]]
+            i.attrs = {"dimensions": tuple(dims[d] for d in inner)}
+            return i
+        if src.dims == i.dims and dims == tuple(range(len(dims))):
+            return src
+    return None
+
+
+def _new_constant(comp, tensor):
+    c = Instruction("constant", (), TensorType(_code(tensor), (), None), {"value": tensor})
+    comp.add(c)
+    return c
+
+
+def _code(t):
+    from xarr._dtypes import CODE_OF
+    return CODE_OF[t.dtype]
+
+
+def _fold(comp, i):
+    opdef = OPS[i.op]
+    ins = [o.attrs["value"] for o in i.operands]
+    code = ins[-1].dtype if opdef.kernel == "SELECT" else ins[0].dtype
+    out = _tensor.empty((), i.code)
+    _tensor.run_elementwise(opdef.code, _code_dtype(code), out, ins)
+    return _new_constant(comp, out)
+
+
+def _code_dtype(dt):
+    from xarr._dtypes import CODE_OF
+    return CODE_OF[dt]
+
+
+# ------------------------------------------------------------------------ CSE
+def cse(comp):
+    seen = {}
+    for instr in list(comp.instructions):
+        if instr.op == "parameter" or instr.attrs.get("side_effect") or instr.calls and \
+                instr.op not in ("map", "call"):
+            continue
+        if instr.op == "constant":
+            v = instr.attrs["value"]
+            if v.size > 64:
+                continue
+            key = ("constant", instr.type, np.asarray(v).tobytes())
+        else:
+            key = (instr.op, tuple(id(o) for o in instr.operands), instr.type,
+                   _freeze(instr.attrs), tuple(id(c) for c in instr.calls))
+        prev = seen.get(key)
+        if prev is None:
+            seen[key] = instr
+        else:
+            replace_uses(comp, instr, prev)
+    topo_sort(comp)
+
+
+def _freeze(attrs):
+    return tuple(sorted((k, v if not isinstance(v, list) else tuple(v))
+                        for k, v in attrs.items() if k != "kernel"))
+
+
+# ------------------------------------------------------------------------ layouts
+def _default(n):
+    return None
+
+
+def assign_layouts(comp, root_default=True):
+    """See the module docstring (pass 4). Layouts are stored in instr.type.m2m."""
+    def set_m2m(instr, m2m):
+        if m2m is not None and tuple(m2m) == tuple(range(len(instr.dims) - 1, -1, -1)):
+            m2m = None
+        instr.type = TensorType(instr.code, instr.dims, None if m2m is None else tuple(m2m))
+
+    # Forward: follow the inputs.
+    for i in comp.instructions:
+        if i.is_tuple or i.op in ("parameter", "constant"):
+            continue
+        if i.op == "transpose":
+            src = i.operands[0]
+            perm = i.attrs["dimensions"]
+            inv = {p: k for k, p in enumerate(perm)}
+            set_m2m(i, [inv[d] for d in src.type.layout])
+        elif i.op in ELEMENTWISE or i.op == "convert":
+            m2m = None
+            for o in i.operands:
+                if not o.is_tuple and o.dims == i.dims and o.type.m2m is not None:
+                    m2m = o.type.m2m
+                    break
+            set_m2m(i, m2m)
+        else:
+            set_m2m(i, None)
+    # Backward: consumers win.
+    users = comp.users()
+    wants = {}
+    root_outputs = [comp.root] if not comp.root.is_tuple else \
+        (list(comp.root.operands) if comp.root.op == "tuple" else [])
+    for r in root_outputs:
+        if root_default:
+            wants.setdefault(id(r), set()).add(None)
+    for i in reversed(comp.instructions):
+        if i.is_tuple or i.op in ("parameter", "constant"):
+            continue
+        w = wants.get(id(i), set())
+        for u in users[i]:
+            if u.op in ELEMENTWISE or u.op == "convert":
+                w.add(u.type.m2m if u.dims == i.dims else "any")
+            elif u.op == "transpose":
+                perm = u.attrs["dimensions"]
+                w.add(tuple(perm[d] for d in u.type.layout))
+            else:
+                w.add("any")
+        w.discard("any")
+        if len(w) == 1 and (i.op in ELEMENTWISE or i.op == "convert"):
+            (m2m,) = w
+            set_m2m(i, m2m)
+            if i.op == "transpose":
+                continue
+    # Re-derive transposes after the backward pass (a transpose's layout is its operand's).
+    for i in comp.instructions:
+        if i.op == "transpose":
+            src = i.operands[0]
+            perm = i.attrs["dimensions"]
+            inv = {p: k for k, p in enumerate(perm)}
+            set_m2m(i, [inv[d] for d in src.type.layout])
+
+
+# ------------------------------------------------------------------------ fusion
+def fusible(i):
+    if i.is_tuple:
+        return False
+    if i.op in ELEMENTWISE:
+        return OPS[i.op].accepts(i.operands[-1].code if i.op == "select" else
+                                 i.operands[0].code)
+    return i.op in FUSIBLE
+
+
+class Group:
+    """A fusion under construction: members (instructions of one iteration shape) and
+    outputs (members whose value is needed outside)."""
+
+    def __init__(self, root):
+        self.members = [root]
+        self.member_ids = {id(root)}
+        self.shape = root.dims
+        self.outputs = [root]
+
+    def add(self, instr):
+        self.members.append(instr)
+        self.member_ids.add(id(instr))
+
+
+def fuse(comp):
+    """Elementwise loop fusion. The rule:
+
+    * Fusible: elementwise ops (with compare, select, clamp), convert, broadcast, iota and
+      constants. A fusion has one iteration shape: its members all have the shape of its
+      outputs; broadcast, iota and constant are leaves read from their (small) operands.
+    * Consumers first (reverse topological order): an instruction joins the fusion of its
+      users when all its users are in that one fusion; otherwise it starts its own, whose
+      result is materialized once and read by every user. So no work is ever duplicated
+      except the cheap leaves (broadcast/iota/constant), which every consuming fusion
+      recomputes from their operands rather than reading a materialized copy.
+    * Multi-output: a fusion whose output only feeds other fusions of the same shape (and
+      the outside) merges into its consumer, and sibling fusions of the same shape that
+      read a common input merge, both only when no path through a third instruction
+      would make a cycle and the operand limit allows. The merged fusion writes every
+      value needed outside as one of its outputs.
+    """
+    users = comp.users()
+    group_of = {}
+    groups = []
+    root_outputs = {id(comp.root)}
+    if comp.root.op == "tuple":
+        root_outputs |= {id(o) for o in comp.root.operands}
+    for instr in reversed(comp.instructions):
+        if not fusible(instr) or instr.dims == () and instr.op == "constant":
+            continue
+        us = users[instr]
+        inside = [group_of.get(id(u)) for u in us]
+        if instr.op in LEAVES and id(instr) not in root_outputs and \
+                all(g is not None for g in inside):
+            continue       # duplicated into each consuming fusion
+        if instr.op == "constant":
+            continue       # a non-scalar constant used outside a fusion stays a constant
+        gs = {id(g): g for g in inside if g is not None}
+        if us and id(instr) not in root_outputs and len(gs) == 1 and \
+                all(g is not None for g in inside):
+            g = next(iter(gs.values()))
+            if g.shape == instr.dims and _operand_count(g, extra=instr) <= MAX_FUSION_OPERANDS:
+                g.add(instr)
+                group_of[id(instr)] = g
+                continue
+        g = Group(instr)
+        group_of[id(instr)] = g
+        groups.append(g)
+    groups = _multi_output(comp, groups, group_of, users, root_outputs)
+    for g in groups:
+        g.members.sort(key=lambda m: _position(comp, m))
+        _outline(comp, g, users, root_outputs)
+    topo_sort(comp)
+
+
+def _position(comp, instr):
+    return comp.instructions.index(instr) if instr in comp.instructions else -1
+
+
+def _inputs_of(g, extra=None):
+    """Instructions read by group g from outside (leaves expanded to their operands)."""
+    ids = set(g.member_ids)
+    members = list(g.members)
+    if extra is not None:
+        ids.add(id(extra))
+        members.append(extra)
+    seen, out = set(), []
+
+    def visit(o):
+        if id(o) in ids:
+            return
+        if o.op in LEAVES and not o.is_tuple:
+            if o.op == "constant" and o.dims == ():
+                return
+            if o.op == "iota":
+                key = ("iota", o.dims, o.attrs["iota_dimension"], o.code)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(o)
+                return
+            if o.op == "broadcast":
+                visit(o.operands[0])
+                return
+        if id(o) not in seen:
+            seen.add(id(o))
+            out.append(o)
+
+    for m in members:
+        for o in m.operands:
+            visit(o)
+    return out
+
+
+def _operand_count(g, extra=None, outputs=None):
+    return len(_inputs_of(g, extra)) + len(outputs if outputs is not None else g.outputs) + \
+        _n_scalar_constants(g, extra)
+
+
+def _n_scalar_constants(g, extra=None):
+    vals = set()
+    for m in list(g.members) + ([extra] if extra is not None else []):
+        for o in m.operands:
+            while o.op == "broadcast":
+                o = o.operands[0]
+            if o.op == "constant" and o.dims == ():
+                vals.add(id(o))
+    return len(vals)
+
+
+def _reaches(start_ids, target_ids, excluded_ids, users):
+    """Whether a path from instructions start_ids leads to target_ids through at least
+    one instruction outside excluded_ids."""
+    stack = [(u, False) for s in start_ids for u in users.get(s, ())]
+    seen = set()
+    while stack:
+        node, outside = stack.pop()
+        nid = id(node)
+        if nid in target_ids:
+            if outside:
+                return True
+            continue
+        key = (nid, outside or nid not in excluded_ids)
+        if key in seen:
+            continue
+        seen.add(key)
+        now_outside = outside or nid not in excluded_ids
+        for u in users.get(nid, ()):
+            stack.append((u, now_outside))
+    return False
+
+
+def _multi_output(comp, groups, group_of, users, root_outputs):
+    by_id = {id(i): us for i, us in users.items()}
+    merged = True
+    while merged:
+        merged = False
+        for a in list(groups):
+            for b in list(groups):
+                if a is b or a.shape != b.shape or a not in groups or b not in groups:
+                    continue
+                producer = any(group_of.get(id(u)) is b for o in a.outputs for u in users[o])
+                sibling = not producer and a is not b and \
+                    {id(x) for x in _inputs_of(a)} & {id(x) for x in _inputs_of(b)} and \
+                    not any(group_of.get(id(u)) is a for o in b.outputs for u in users[o])
+                if not producer and not sibling:
+                    continue
+                both = a.member_ids | b.member_ids
+                ids_a = [id(m) for m in a.members]
+                ids_b = [id(m) for m in b.members]
+                if _reaches(ids_a, b.member_ids, both, by_id) or \
+                        _reaches(ids_b, a.member_ids, both, by_id):
+                    continue
+                outputs = _merged_outputs(a, b, users, group_of, root_outputs)
+                trial = Group(a.members[0])
+                trial.members = a.members + b.members
+                trial.member_ids = set(both)
+                if _operand_count(trial, outputs=outputs) > MAX_FUSION_OPERANDS:
+                    continue
+                b.members = trial.members
+                b.member_ids = trial.member_ids
+                b.outputs = outputs
+                for m in a.members:
+                    group_of[id(m)] = b
+                groups.remove(a)
+                merged = True
+    return groups
+
+
+def _merged_outputs(a, b, users, group_of, root_outputs):
+    out = []
+    for o in a.outputs + b.outputs:
+        needed = id(o) in root_outputs or any(group_of.get(id(u)) not in (a, b)
+                                              for u in users[o])
+        if needed and o not in out:
+            out.append(o)
+    return out
+
+
+def _outline(comp, g, users, root_outputs):
+    """Replaces group g's members by one fusion instruction calling a new fused
+    computation; values needed outside come out of it (a tuple when several)."""
+    module = comp.module
+    fused = module.new_computation("fused_computation")
+    inputs = _inputs_of(g)
+    clone = {}
+    for k, x in enumerate(inputs):
+        if x.op == "iota":
+            continue
+        p = Instruction("parameter", (), x.type, {"number": len(fused.parameters)})
+        p.name = f"param_{len(fused.parameters)}.{module.unique_name('p').split('.')[1]}"
+        fused.parameters.append(p)
+        fused.add(p)
+        clone[id(x)] = p
+    operands = [x for x in inputs if x.op != "iota"]
+
+    def cloned(o):
+        c = clone.get(id(o))
+        if c is not None:
+            return c
+        # a leaf or scalar constant copied into the fused computation
+        c = Instruction(o.op, [cloned(x) for x in o.operands], o.type, dict(o.attrs))
+        c.name = o.name
+        fused.add(c)
+        clone[id(o)] = c
+        return c
+
+    for m in g.members:
+        c = Instruction(m.op, [cloned(o) for o in m.operands], m.type, dict(m.attrs))
+        c.name = m.name
+        fused.add(c)
+        clone[id(m)] = c
+    outs = [o for o in g.outputs]
+    # outputs: every member needed outside the group
+    outs = [m for m in g.members if id(m) in root_outputs or
+            any(id(u) not in g.member_ids for u in users[m])] or outs
+    if len(outs) == 1:
+        fused.root = clone[id(outs[0])]
+        ftype = outs[0].type
+    else:
+        t = Instruction("tuple", [clone[id(o)] for o in outs], tuple(o.type for o in outs))
+        fused.add(t)
+        fused.root = t
+        ftype = tuple(o.type for o in outs)
+    fusion = Instruction("fusion", operands, ftype, {"kind": "kLoop"}, calls=[fused])
+    comp.add(fusion)
+    comp.instructions.remove(fusion)
+    pos = max(_position(comp, m) for m in g.members)
+    comp.instructions.insert(pos + 1, fusion)
+    if len(outs) == 1:
+        replace_uses(comp, outs[0], fusion)
+    else:
+        for k, o in enumerate(outs):
+            gte = Instruction("get_tuple_element", [fusion], o.type, {"index": k})
+            comp.add(gte)
+            comp.instructions.remove(gte)
+            comp.instructions.insert(comp.instructions.index(fusion) + 1 + k, gte)
+            replace_uses(comp, o, gte)
+            gte.operands = [fusion]
+
+
+# ------------------------------------------------------------------------ driver
+def optimize_module(module, root_default=True):
+    """The pipeline for a traced module (entry computation and everything it calls)."""
+    optimize(module.entry, root_default, entry=True)
+
+
+def optimize(comp, root_default=True, entry=False):
+    """Runs every pass on comp and on the computations it calls."""
+    for i in comp.instructions:
+        for sub in i.calls:
+            if i.op != "map":
+                optimize(sub, root_default=False)
+    _inline_maps(comp)
+    simplify(comp)
+    cse(comp)
+    dce(comp)
+    if entry:
+        protect_outputs(comp)
+    assign_layouts(comp, root_default)
+    fuse(comp)
+
+
+_VIEWS = {"reshape", "transpose", "get_tuple_element", "opt_barrier"}
+
+
+def protect_outputs(comp):
+    """A result that is an argument or a constant (or a view of one) is copied, so the
+    caller never gets an alias of its input or of a cached constant."""
+    outs = list(comp.root.operands) if comp.root.op == "tuple" else [comp.root]
+    new = []
+    for o in outs:
+        base = o
+        while base.op in _VIEWS and base.op != "get_tuple_element":
+            base = base.operands[0]
+        if base.op in ("parameter", "constant", "broadcast"):
+            c = Instruction("copy", [o], TensorType(o.code, o.dims, None))
+            comp.add(c)
+            o = c
+        new.append(o)
+    if comp.root.op == "tuple":
+        comp.root.operands = new
+    else:
+        comp.root = new[0]
+    topo_sort(comp)
+
+
+def _inline_maps(comp):
+    """A map of a scalar elementwise computation becomes those elementwise ops over the
+    whole operands (so fusion runs it on the fused executor)."""
+    for i in list(comp.instructions):
+        if i.op != "map":
+            continue
+        sub = i.calls[0]
+        env = {}
+        for p, x in zip(sub.parameters, i.operands):
+            env[id(p)] = x
+        for s in sub.instructions:
+            if s.op == "parameter":
+                continue
+            if s.op == "constant":
+                env[id(s)] = _insert_before(comp, i, Instruction(
+                    "constant", (), s.type, dict(s.attrs)))
+                continue
+            ops = [env[id(o)] for o in s.operands]
+            ops = [o if o.dims == i.dims else _insert_before(comp, i, Instruction(
+                "broadcast", [o], TensorType(o.code, i.dims, None),
+                {"dimensions": ()})) for o in ops]
+            env[id(s)] = _insert_before(comp, i, Instruction(
+                s.op, ops, TensorType(s.code, i.dims, None), dict(s.attrs)))
+        replace_uses(comp, i, env[id(sub.root)])
+    topo_sort(comp)
+
+
+def _insert_before(comp, anchor, instr):
+    comp.add(instr)
+    comp.instructions.remove(instr)
+    comp.instructions.insert(comp.instructions.index(anchor), instr)
+    return instr

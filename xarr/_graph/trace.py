@@ -1,0 +1,454 @@
+"""Recording operations into the graph: the ``Traced`` value and the recorder.
+
+The frontends (xarr/_ops/elementwise.py, xarr/lax.py) decide an op's dtype and shape with
+the same rules eagerly and when tracing; only the last step differs: with a recorder
+(``recorder(values)`` is not None) they call ``operand`` / ``elementwise`` / ``convert``
+... here instead of running a kernel, and get a ``Traced`` back.
+
+A ``Traced`` is an abstract tensor (dtype, dims, layout) whose value is an instruction of a
+computation being built:
+
+* under ``xa.jit`` the computation is the function being traced; asking for its value
+  (``bool(t)``, ``float(t)``, ``np.asarray(t)``) raises ``TracerConversionError`` pointing
+  to ``xa.lax.cond`` / ``xa.lax.while_loop``;
+* under ``xa.lazy()`` it is the process's lazy graph; asking for its value computes it and
+  everything it depends on, fused (xarr/_graph/lazy.py).
+
+Sub-computations (cond branches, while bodies, map functions) are traced as child
+computations: a value of an enclosing computation used inside is lifted into an extra
+parameter (``captures``), as JAX closes over tracers.
+"""
+
+import operator
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES, as_dtype
+from xarr._graph.ir import Computation, Instruction, Module, TensorType, type_text
+from xarr._tensor import Tensor
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+class TracerConversionError(TypeError):
+    """A traced value's concrete value was needed while tracing (Python control flow,
+    ``float()``, NumPy conversion)."""
+
+
+class TraceState:
+    """The computations being traced (innermost last) and the lazy graph's nesting depth."""
+
+    def __init__(self):
+        self.stack = []
+        self.lazy_depth = 0
+        self.lazy_graph = None
+
+
+STATE = TraceState()
+
+
+class TracedComputation(Computation):
+    """A computation under construction. ``parent`` is the enclosing computation (for
+    sub-computations); ``captures`` the enclosing values lifted into parameters;
+    ``finished`` is set when tracing ends (its values may no longer be used)."""
+
+    def __init__(self, name, module, parent=None, kind="jit"):
+        super().__init__(name, module)
+        self.parent = parent
+        self.kind = kind
+        self.captures = []          # outer Instruction for each lifted parameter
+        self._capture_of = {}
+        self.finished = False
+
+    def capture(self, outer):
+        p = self._capture_of.get(id(outer))
+        if p is None:
+            if self.parent is not None and outer.computation is not self.parent:
+                outer = self.parent.capture(outer)
+            p = self.add_parameter(outer.type)
+            self.captures.append(outer)
+            self._capture_of[id(outer)] = p
+        return p
+
+
+class LazyGraph(Computation):
+    """The process-wide lazy graph: it keeps no instruction list (an instruction lives as
+    long as a Traced or a later instruction refers to it); leaves are concrete tensors."""
+
+    kind = "lazy"
+    finished = False
+    parent = None
+
+    def __init__(self):
+        super().__init__("lazy", Module("lazy"))
+
+    def add(self, instr):
+        instr.computation = self
+        if instr.name is None:
+            instr.name = self.module.unique_name(_name_prefix(instr.op))
+        return instr
+
+
+def _name_prefix(op):
+    from xarr._graph.ir import hlo_opcode
+    return hlo_opcode(op)
+
+
+def recorder(values):
+    """The computation an op on ``values`` is recorded in, or None to run it eagerly."""
+    comp = None
+    for v in values:
+        if type(v) is Traced:
+            comp = v.instr.computation
+            break
+    st = STATE
+    if comp is None:
+        if st.lazy_depth and not st.stack:
+            return lazy_graph()
+        return None
+    if st.stack:
+        return st.stack[-1]
+    if comp.kind == "lazy":
+        return comp
+    raise TracerConversionError(
+        f"a traced value ({type_text(v.instr.type)}) escaped its xa.jit trace: values "
+        f"computed inside a jitted function are only valid inside it; return them instead")
+
+
+def lazy_graph():
+    if STATE.lazy_graph is None:
+        STATE.lazy_graph = LazyGraph()
+    return STATE.lazy_graph
+
+
+def tracing():
+    """The innermost computation being traced, or None."""
+    return STATE.stack[-1] if STATE.stack else None
+
+
+# ------------------------------------------------------------------------ operands
+def _is_ancestor(comp, other):
+    c = comp.parent
+    while c is not None:
+        if c is other:
+            return True
+        c = c.parent
+    return False
+
+
+def instr_of(comp, v, op="xa"):
+    """``v`` (Traced, Tensor, NumPy array, Python scalar) as an instruction of ``comp``."""
+    if type(v) is Traced:
+        instr = v.instr
+        owner = instr.computation
+        if owner is comp:
+            return instr
+        if owner.kind == "lazy":
+            if comp.kind == "lazy":
+                return instr
+            return _constant(comp, v.concrete())   # a lazy value closed over by a jit
+        if isinstance(comp, TracedComputation) and _is_ancestor(comp, owner):
+            return comp.capture(instr)
+        raise TracerConversionError(
+            f"{op}: a traced value ({type_text(instr.type)}) from another xa.jit trace "
+            f"was used here; pass it as an argument instead")
+    if isinstance(v, Tensor):
+        if comp.kind == "lazy":
+            leaf = comp.add(Instruction("parameter", (), _type_of_tensor(v), {"number": -1}))
+            leaf.value = v
+            return leaf
+        return _constant(comp, v)
+    if isinstance(v, _PY_SCALARS):
+        raise TypeError(f"{op}: a Python scalar needs a dtype here")
+    from xarr._creation import asarray
+    return instr_of(comp, asarray(v), op)
+
+
+def _type_of_tensor(t):
+    m2m = _tensor.minor_to_major_of(t) if t.ndim > 1 else None
+    if m2m is not None and tuple(m2m) == tuple(range(t.ndim - 1, -1, -1)):
+        m2m = None
+    return TensorType(CODE_OF[t.dtype], tuple(t.shape), m2m if m2m is None else tuple(m2m))
+
+
+def _constant(comp, value, code=None):
+    """A constant instruction holding a Tensor or a Python scalar (converted to ``code``)."""
+    if isinstance(value, Tensor):
+        return comp.add(Instruction("constant", (), _type_of_tensor(value), {"value": value}))
+    t = _tensor.scalar_tensor(value, code)
+    return comp.add(Instruction("constant", (), TensorType(code, (), None), {"value": t}))
+
+
+def operand(comp, v, code, op):
+    """``v`` as an instruction of element type ``code`` (scalars become constants,
+    other types are converted)."""
+    if isinstance(v, _PY_SCALARS):
+        return _constant(comp, v, code)
+    instr = instr_of(comp, v, op)
+    if instr.code != code:
+        instr = comp.add(Instruction("convert", [instr], TensorType(code, instr.dims, None)))
+    return instr
+
+
+def wrap(instr):
+    return Traced(instr)
+
+
+# ------------------------------------------------------------------------ ops
+def broadcast_to_shape(comp, instr, shape):
+    """NumPy's right-aligned broadcast of ``instr`` to ``shape`` (a broadcast instruction
+    with dimensions mapping operand dims onto result dims; size-1 dims stretch)."""
+    if tuple(instr.dims) == tuple(shape):
+        return instr
+    off = len(shape) - len(instr.dims)
+    dims = tuple(range(off, len(shape)))
+    return comp.add(Instruction("broadcast", [instr], TensorType(instr.code, tuple(shape), None),
+                                {"dimensions": dims}))
+
+
+def elementwise(comp, opdef, code, operands, shape):
+    """Records ``opdef`` over instructions of value type ``code``, broadcast to ``shape``."""
+    ins = [broadcast_to_shape(comp, o, shape) for o in operands]
+    rcode = code if opdef.kernel == "SELECT" else opdef.result_code(code)
+    return Traced(comp.add(Instruction(opdef.name, ins, TensorType(rcode, tuple(shape), None))))
+
+
+def convert(comp, v, code):
+    instr = instr_of(comp, v)
+    if instr.code == code:
+        return Traced(instr) if type(v) is Traced else v
+    return Traced(comp.add(Instruction("convert", [instr], TensorType(code, instr.dims, None))))
+
+
+def broadcast_in_dim(comp, v, shape, dims):
+    instr = instr_of(comp, v, "lax.broadcast_in_dim")
+    return Traced(comp.add(Instruction("broadcast", [instr],
+                                       TensorType(instr.code, tuple(shape), None),
+                                       {"dimensions": tuple(dims)})))
+
+
+def reshape(comp, v, shape):
+    from xarr._ops.layout import reshape_shape
+    instr = instr_of(comp, v, "reshape")
+    shape = reshape_shape(instr.dims, shape)
+    if shape == tuple(instr.dims):
+        return v
+    return Traced(comp.add(Instruction("reshape", [instr], TensorType(instr.code, shape, None))))
+
+
+def transpose(comp, v, perm):
+    instr = instr_of(comp, v, "transpose")
+    n = len(instr.dims)
+    perm = tuple(range(n - 1, -1, -1)) if perm is None else \
+        tuple(operator.index(p) % n if n else operator.index(p) for p in perm)
+    if sorted(perm) != list(range(n)):
+        raise ValueError(f"transpose: axes {perm} are not a permutation of 0..{n - 1}")
+    shape = tuple(instr.dims[p] for p in perm)
+    return Traced(comp.add(Instruction("transpose", [instr], TensorType(instr.code, shape, None),
+                                       {"dimensions": perm})))
+
+
+def iota(comp, code, shape, dimension):
+    return Traced(comp.add(Instruction("iota", [], TensorType(code, tuple(shape), None),
+                                       {"iota_dimension": dimension})))
+
+
+def copy(comp, v):
+    instr = instr_of(comp, v)
+    return Traced(comp.add(Instruction("copy", [instr], TensorType(instr.code, instr.dims,
+                                                                   None))))
+
+
+# ------------------------------------------------------------------------ Traced
+def _np():
+    from xarr._ops import elementwise
+    return elementwise
+
+
+class Traced:
+    """An abstract tensor of the graph being built (see the module docstring). It supports
+    the Tensor API's arithmetic, comparison and shape methods; its value is computed (lazy)
+    or refused (jit) when Python needs it."""
+
+    __slots__ = ("instr", "__weakref__")
+    __array_priority__ = 200
+    __array_ufunc__ = None
+
+    def __init__(self, instr):
+        self.instr = instr
+
+    # ---------------------------------------------------------------- attributes
+    @property
+    def shape(self):
+        return tuple(self.instr.dims)
+
+    @property
+    def dtype(self):
+        return DTYPES[self.instr.code]
+
+    @property
+    def ndim(self):
+        return len(self.instr.dims)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.instr.dims:
+            n *= d
+        return n
+
+    @property
+    def xla_shape(self):
+        from xarr._shape import Shape
+        return Shape.parse(type_text(self.instr.type))
+
+    @property
+    def layout(self):
+        return self.xla_shape.layout
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError(f"mT: needs at least 2 dims, got {self.ndim}")
+        perm = list(range(self.ndim))
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+        return self.transpose(perm)
+
+    def __len__(self):
+        if not self.instr.dims:
+            raise TypeError("len() of a 0-d tensor")
+        return self.instr.dims[0]
+
+    def __repr__(self):
+        comp = self.instr.computation
+        if comp.kind == "lazy":
+            return repr(self.concrete())
+        return f"Traced<{type_text(self.instr.type)}>"
+
+    def __str__(self):
+        if self.instr.computation.kind == "lazy":
+            return str(self.concrete())
+        return repr(self)
+
+    # ---------------------------------------------------------------- values
+    def concrete(self):
+        """The value as a Tensor: computed for a lazy value, an error under jit."""
+        comp = self.instr.computation
+        if comp.kind == "lazy":
+            from xarr._graph.lazy import evaluate
+            return evaluate([self])[0]
+        raise TracerConversionError(
+            f"xa.jit: the value of a traced {type_text(self.instr.type)} is not known while "
+            f"tracing. Python control flow (`if`, `while`, `bool()`, `float()`, NumPy "
+            f"conversion) on traced values cannot be staged: use xa.lax.cond / "
+            f"xa.lax.while_loop / xa.lax.fori_loop, or mark the argument static with "
+            f"static_argnums / static_argnames")
+
+    def __bool__(self):
+        return bool(self.concrete())
+
+    def __float__(self):
+        return float(self.concrete())
+
+    def __int__(self):
+        return int(self.concrete())
+
+    def __complex__(self):
+        return complex(self.concrete())
+
+    def __index__(self):
+        return operator.index(self.concrete())
+
+    def __array__(self, dtype=None, copy=None):
+        return self.concrete().__array__(dtype, copy)
+
+    def __iter__(self):
+        if self.instr.computation.kind == "lazy":
+            return iter(self.concrete())
+        raise TracerConversionError("xa.jit: iterating over a traced tensor is not supported "
+                                    "while tracing; use xa.lax ops on whole tensors")
+
+    def item(self, *args):
+        return self.concrete().item(*args)
+
+    def tolist(self):
+        return self.concrete().tolist()
+
+    def numpy(self):
+        return np.asarray(self.concrete())
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.concrete().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __getitem__(self, key):
+        if self.instr.computation.kind == "lazy":
+            return self.concrete()[key]
+        raise TracerConversionError("xa.jit: indexing a traced tensor arrives with "
+                                    "lax.slice / lax.dynamic_slice (issue 4)")
+
+    # ---------------------------------------------------------------- shape methods
+    def astype(self, dtype, copy=True):
+        return _np().astype(self, CODE_OF[as_dtype(dtype)])
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return reshape(_recorder_of(self), self, shape)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+            axes = axes[0]
+        return transpose(_recorder_of(self), self, axes or None)
+
+    def copy(self):
+        return copy(_recorder_of(self), self)
+
+    # ---------------------------------------------------------------- operators
+    def __add__(self, o): return _np().numpy_apply("add", self, o)
+    def __radd__(self, o): return _np().numpy_apply("add", o, self)
+    def __sub__(self, o): return _np().numpy_apply("subtract", self, o)
+    def __rsub__(self, o): return _np().numpy_apply("subtract", o, self)
+    def __mul__(self, o): return _np().numpy_apply("multiply", self, o)
+    def __rmul__(self, o): return _np().numpy_apply("multiply", o, self)
+    def __truediv__(self, o): return _np().numpy_apply("divide", self, o)
+    def __rtruediv__(self, o): return _np().numpy_apply("divide", o, self)
+    def __floordiv__(self, o): return _np().numpy_apply("floor_divide", self, o)
+    def __rfloordiv__(self, o): return _np().numpy_apply("floor_divide", o, self)
+    def __mod__(self, o): return _np().numpy_apply("remainder", self, o)
+    def __rmod__(self, o): return _np().numpy_apply("remainder", o, self)
+    def __pow__(self, o): return _np().numpy_apply("power", self, o)
+    def __rpow__(self, o): return _np().numpy_apply("power", o, self)
+    def __and__(self, o): return _np().numpy_apply("bitwise_and", self, o)
+    def __rand__(self, o): return _np().numpy_apply("bitwise_and", o, self)
+    def __or__(self, o): return _np().numpy_apply("bitwise_or", self, o)
+    def __ror__(self, o): return _np().numpy_apply("bitwise_or", o, self)
+    def __xor__(self, o): return _np().numpy_apply("bitwise_xor", self, o)
+    def __rxor__(self, o): return _np().numpy_apply("bitwise_xor", o, self)
+    def __lshift__(self, o): return _np().numpy_apply("left_shift", self, o)
+    def __rlshift__(self, o): return _np().numpy_apply("left_shift", o, self)
+    def __rshift__(self, o): return _np().numpy_apply("right_shift", self, o)
+    def __rrshift__(self, o): return _np().numpy_apply("right_shift", o, self)
+    def __eq__(self, o): return _np().numpy_apply("equal", self, o)  # noqa: E704
+    def __ne__(self, o): return _np().numpy_apply("not_equal", self, o)
+    def __lt__(self, o): return _np().numpy_apply("less", self, o)
+    def __le__(self, o): return _np().numpy_apply("less_equal", self, o)
+    def __gt__(self, o): return _np().numpy_apply("greater", self, o)
+    def __ge__(self, o): return _np().numpy_apply("greater_equal", self, o)
+    def __neg__(self): return _np().numpy_apply("negative", self)
+    def __pos__(self): return _np().numpy_apply("positive", self)
+    def __abs__(self): return _np().numpy_apply("absolute", self)
+    def __invert__(self): return _np().numpy_apply("invert", self)
+
+    __hash__ = None
+
+
+def _recorder_of(t):
+    return recorder([t])
