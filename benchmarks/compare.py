@@ -1,4 +1,5 @@
-"""Side-by-side comparison of xarr with NumPy and (when installed) PyTorch and numexpr.
+"""Side-by-side comparison of xarr with NumPy and (when installed) PyTorch (eager and
+torch.compile), JAX (jax.jit) and numexpr.
 
 Prints one row per workload with each library's best time and the ratio peer-time /
 xarr-time (> 1 means xarr is faster), and with ``--markdown FILE`` writes the same table for
@@ -15,11 +16,16 @@ import datetime
 import os
 import platform
 
+import sys
+
 import numpy as np
 
 import xarr as xa
 from xarr.tour import best_time as best
 from xarr.tour import per_call
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks.common import chain3, chain20  # noqa: E402
 
 try:
     import torch
@@ -29,6 +35,11 @@ try:
     import numexpr
 except ImportError:  # optional peer
     numexpr = None
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:  # optional peer
+    jax = None
 
 
 def workloads():
@@ -39,7 +50,15 @@ def workloads():
     m = rng.random((4096, 4096), dtype=np.float32)
     xm = xa.asarray(m)
     s1, s2 = rng.random(100, dtype=np.float32), rng.random(100, dtype=np.float32)
-    x1, x2 = xa.asarray(s1), xa.asarray(s2)
+    s3 = rng.random(100, dtype=np.float32)
+    x1, x2, x3 = xa.asarray(s1), xa.asarray(s2), xa.asarray(s3)
+    jit3 = xa.jit(lambda p, q, r: chain3(p, q, r, xa))
+    jit20 = xa.jit(lambda x: chain20(x, xa))
+
+    def lazy3():
+        with xa.lazy():
+            y = chain3(xa_a, xa_b, xa_c, xa)
+        return xa.eval(y)
     t = {}
     if torch is not None:
         ta, tb, tc = (torch.from_numpy(v) for v in (a, b, c))
@@ -52,10 +71,27 @@ def workloads():
             "transpose": lambda: tm.t().contiguous(),
             "small": lambda: t1 + t2,
         }
+        c3, c20 = torch.compile(lambda p, q, r: chain3(p, q, r, torch)), \
+            torch.compile(lambda x: chain20(x, torch))
+        t3 = torch.from_numpy(s3)
+        t.update({"chain_jit": lambda: c3(ta, tb, tc), "chain_lazy": lambda: c3(ta, tb, tc),
+                  "chain20": lambda: c20(ta), "jit_small": lambda: c3(t1, t2, t3)})
+    jx = {}
+    if jax is not None:
+        ja, jb, jc = (jnp.asarray(v) for v in (a, b, c))
+        j1, j2, j3 = (jnp.asarray(v) for v in (s1, s2, s3))
+        j3f = jax.jit(lambda p, q, r: chain3(p, q, r, jnp))
+        j20 = jax.jit(lambda x: chain20(x, jnp))
+        jx = {"chain_jit": lambda: j3f(ja, jb, jc).block_until_ready(),
+              "chain_lazy": lambda: j3f(ja, jb, jc).block_until_ready(),
+              "chain20": lambda: j20(ja).block_until_ready(),
+              "jit_small": lambda: j3f(j1, j2, j3).block_until_ready(),
+              "add": lambda: (ja + jb).block_until_ready()}
     ne = {}
     if numexpr is not None:
-        ne = {"chain": lambda: numexpr.evaluate("2*a + 3*b*b - exp(-c)",
-                                                local_dict={"a": a, "b": b, "c": c}),
+        ne3 = lambda: numexpr.evaluate("2*a + 3*b*b - exp(-c)",  # noqa: E731
+                                       local_dict={"a": a, "b": b, "c": c})
+        ne = {"chain": ne3, "chain_jit": ne3, "chain_lazy": ne3,
               "exp": lambda: numexpr.evaluate("exp(a)", local_dict={"a": a}),
               "tanh": lambda: numexpr.evaluate("tanh(a)", local_dict={"a": a})}
     return [
@@ -71,7 +107,17 @@ def workloads():
          lambda: np.ascontiguousarray(m.T), lambda: xm.relayout((0, 1)), best, m.nbytes),
         ("small", "x + y, 100 f32 (per call)", lambda: s1 + s2, lambda: x1 + x2, per_call,
          None),
-    ], t, ne
+        ("chain_jit", "2a + 3b*b - exp(-c) 16M f32, xa.jit (peers: jit/compile)",
+         lambda: chain3(a, b, c, np), lambda: jit3(xa_a, xa_b, xa_c), best, 4 * a.nbytes),
+        ("chain_lazy", "2a + 3b*b - exp(-c) 16M f32, xa.lazy + xa.eval",
+         lambda: chain3(a, b, c, np), lazy3, best, 4 * a.nbytes),
+        ("chain20", "20-op chain 16M f32, xa.jit (peers: jit/compile)",
+         lambda: chain20(a, np), lambda: jit20(xa_a), best, 2 * a.nbytes),
+        ("jit_small", "cached jit call, 3 x 100 f32 chain (per call)",
+         lambda: chain3(s1, s2, s3, np), lambda: jit3(x1, x2, x3), per_call, None),
+        ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
+         lambda: xa_a.copy(), best, 2 * a.nbytes),
+    ], [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
 
 def main():
@@ -83,12 +129,11 @@ def main():
         xa.set_num_threads(args.threads)
         if torch is not None:
             torch.set_num_threads(args.threads)
-    rows, torch_fns, ne_fns = workloads()
+    rows, peers = workloads()
     header = ["workload", "xarr", "NumPy", "NumPy/xarr"]
-    if torch is not None:
-        header += ["torch", "torch/xarr"]
-    if numexpr is not None:
-        header += ["numexpr", "numexpr/xarr"]
+    for name, mod, _ in peers:
+        if mod is not None:
+            header += [name, f"{name}/xarr"]
     header += ["xarr GB/s"]
     lines = []
     for key, label, np_fn, xa_fn, timer, nbytes in rows:
@@ -96,7 +141,7 @@ def main():
         tn = timer(np_fn)
         unit, scale = ("us", 1e6) if tx < 1e-4 else ("ms", 1e3)
         row = [label, f"{tx * scale:.3g} {unit}", f"{tn * scale:.3g} {unit}", f"{tn / tx:.2f}x"]
-        for peer, fns in ((torch, torch_fns), (numexpr, ne_fns)):
+        for _, peer, fns in peers:
             if peer is None:
                 continue
             if key in fns:
@@ -112,7 +157,8 @@ def main():
             f"{xa.get_num_threads()} xarr threads, NumPy {np.__version__}"
             + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)"
                if torch is not None else "")
-            + (f", numexpr {numexpr.__version__}" if numexpr is not None else ""))
+            + (f", numexpr {numexpr.__version__}" if numexpr is not None else "")
+            + (f", jax {jax.__version__}" if jax is not None else ""))
     print(info)
     if args.markdown:
         with open(args.markdown, "w") as f:

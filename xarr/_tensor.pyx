@@ -1058,6 +1058,17 @@ def fill(Tensor t, value):
     convert_into(t, s)
 
 
+def call_key(tuple args):
+    """The tuple of signature_of(a) for a call whose arguments are all Tensors, else
+    None (xa.jit's fast path)."""
+    cdef list keys = []
+    for a in args:
+        if type(a) is not Tensor:
+            return None
+        keys.append(signature_of(a))
+    return tuple(keys)
+
+
 def signature_of(Tensor t):
     """(dtype code, dims, layout key) of a tensor: the part of a call's signature an
     executable depends on (xa.jit's cache key). The layout key is None for C-contiguous
@@ -1086,6 +1097,9 @@ cdef class FusedKernel:
     cdef readonly int n_inputs
     cdef readonly tuple output_dtypes
     cdef list constants
+    # set by bind(): how __call__ picks its inputs from the fusion's operands
+    cdef list numbers, maps, baked, out_m2m
+    cdef tuple shape
 
     def __init__(self, input_dtypes, temp_dtypes, output_dtypes, code, constants=()):
         cdef FusedInstr ins
@@ -1120,6 +1134,31 @@ cdef class FusedKernel:
         msg = validate_fused(self.prog).decode()
         if msg:
             raise ValueError(f"FusedKernel: {msg}")
+
+    def bind(self, numbers, maps, baked, shape, out_m2m):
+        """Fixes how a call maps operands to inputs: input a is operands[numbers[a]] (or
+        baked[a] when numbers[a] is None) read through maps[a]; outputs are new tensors
+        of ``shape`` with minor_to_major out_m2m[k] (None: row-major)."""
+        self.numbers = [(-1 if n is None else n) for n in numbers]
+        self.maps = list(maps)
+        self.baked = list(baked)
+        self.shape = tuple(shape)
+        self.out_m2m = list(out_m2m)
+
+    def __call__(self, operands):
+        """Runs on the fusion's operands (after bind); returns the list of new outputs."""
+        cdef int a, n
+        cdef int64_t dims[MAXDIM]
+        cdef int nd = _fill_dims(self.shape, dims)
+        cdef list ins = []
+        for a in range(self.n_inputs):
+            n = self.numbers[a]
+            ins.append(self.baked[a] if n < 0 else operands[n])
+        cdef list outs = [_alloc_tensor(self.prog.output_dtypes[a], nd, dims,
+                                        self.out_m2m[a], False)
+                          for a in range(len(self.output_dtypes))]
+        self.run(ins, self.maps, self.shape, outs)
+        return outs
 
     def run(self, inputs, maps, shape, outputs):
         """Runs over the iteration ``shape``: ``outputs`` are tensors of that shape (any

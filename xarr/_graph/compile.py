@@ -176,9 +176,10 @@ class KernelPlan:
         in_codes = [CODE_OF[d] if not isinstance(d, int) else d for d in in_dtypes]
         self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types], kcode,
                                   constants)
-        self.numbers = [number for number, m, baked in inputs]
-        self.maps = [m for number, m, baked in inputs]
-        self.baked = [baked for number, m, baked in inputs]
+        self.kernel.bind([number for number, m, baked in inputs],
+                         [m for number, m, baked in inputs],
+                         [baked for number, m, baked in inputs],
+                         self.shape, [t.m2m for t in out_types])
 
     def _iota_source(self, iota, dims, input_for):
         k = iota.attrs["iota_dimension"]
@@ -187,11 +188,7 @@ class KernelPlan:
         return input_for(("iota", iota.code, n, dims[k]), None, (dims[k],), vec)
 
     def run(self, operands):
-        ins = [self.baked[j] if n is None else operands[n]
-               for j, n in enumerate(self.numbers)]
-        outs = [_tensor.empty(t.dims, t.code, t.m2m) for t in self.out_types]
-        self.kernel.run(ins, self.maps, self.shape, outs)
-        return outs
+        return self.kernel(operands)
 
 
 # ------------------------------------------------------------------------ executable
@@ -221,6 +218,15 @@ class Executable:
         self.init = init
         self.steps = steps
         self.root_slot = slot[id(comp.root)]
+        root = comp.root
+        if len(steps) == 1 and root.op == "fusion" and not root.is_tuple and not init and \
+                all(o.op == "parameter" for o in root.operands) and \
+                isinstance(getattr(self, "_last_plan", None), KernelPlan):
+            # parameters -> one kernel -> ROOT: skip the slot machinery
+            kernel = self._last_plan.kernel
+            numbers = [o.attrs["number"] for o in root.operands]
+            if numbers == list(range(len(numbers))) and len(numbers) == len(comp.parameters):
+                self.run = lambda args: kernel(args)[0]
 
     def _step(self, i):
         op = i.op
@@ -229,12 +235,14 @@ class Executable:
             out_types = [i.type] if not i.is_tuple else list(i.type)
             try:
                 plan = KernelPlan(i.calls[0], out_types)
+                self._last_plan = plan
             except LoweringError:
                 sub = Executable(i.calls[0])
                 return lambda *xs: sub.run(list(xs))
+            kernel = plan.kernel
             if not i.is_tuple:
-                return lambda *xs: plan.run(xs)[0]
-            return lambda *xs: tuple(plan.run(xs))
+                return lambda *xs: kernel(xs)[0]
+            return lambda *xs: tuple(kernel(xs))
         if op == "get_tuple_element":
             k = i.attrs["index"]
             return lambda t: t[k]

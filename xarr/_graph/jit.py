@@ -99,6 +99,7 @@ class Jitted:
                 if name not in self.static_argnames:
                     self.static_argnames += (name,)
         self._cache = {}
+        self._simple = not self.static_argnums
         self.trace_count = 0
         functools.update_wrapper(self, fn)
 
@@ -106,13 +107,9 @@ class Jitted:
     def _split(self, args, kwargs):
         """(cache key, dynamic leaves, structure) for a call."""
         if not kwargs and not self.static_argnums:
-            simple = True
-            for a in args:
-                if type(a) is not Tensor:
-                    simple = False
-                    break
-            if simple:
-                return tuple(map(_tensor.signature_of, args)), args, None
+            key = _tensor.call_key(args)
+            if key is not None:
+                return key, args, None
         static = []
         dyn_args = []
         for i, a in enumerate(args):
@@ -135,6 +132,12 @@ class Jitted:
         return (struct, keys, tuple(static)), tensors, (args, kwargs)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and self._simple:
+            key = _tensor.call_key(args)
+            if key is not None:
+                compiled = self._cache.get(key)
+                if compiled is not None:
+                    return compiled._run(args)
         key, tensors, full = self._split(args, kwargs)
         compiled = self._cache.get(key)
         if compiled is None:

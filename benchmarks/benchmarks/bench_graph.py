@@ -1,0 +1,93 @@
+"""The lazy graph (issue 3): fused chains under xa.jit and xa.lazy on 16M f32, the cached
+jit call on 100-element tensors, and trace + optimize + compile time.
+
+track_* report ratios measured in one process: ``*_vs_floor`` is the fused time over the
+memory-bound floor (bytes moved / this run's copy bandwidth; the target is <= 1.5),
+``*_speedup_vs_numpy`` is NumPy's time over xarr's.
+"""
+
+import numpy as np
+
+import xarr as xa
+
+from .common import N_LARGE, best_time, chain3, chain20, floats
+
+
+def _copy_floor(x, nbytes):
+    """Seconds to move ``nbytes`` at the copy bandwidth measured now (x.copy() of a
+    tensor moves 2 * x.nbytes)."""
+    t = best_time(lambda: x.copy())
+    return t * nbytes / (2 * x.nbytes)
+
+
+class Chain:
+    def setup(self):
+        self.np_args = [floats(N_LARGE, np.float32, s) for s in (1, 2, 3)]
+        self.args = [xa.asarray(v) for v in self.np_args]
+        self.jitted = xa.jit(lambda a, b, c: chain3(a, b, c, xa))
+        self.jitted(*self.args)
+
+    def _lazy(self):
+        with xa.lazy():
+            y = chain3(*self.args, xa)
+        return xa.eval(y)
+
+    def time_jit(self):
+        self.jitted(*self.args)
+
+    def time_lazy(self):
+        self._lazy()
+
+    def time_numpy(self):
+        chain3(*self.np_args, np)
+
+    def track_jit_vs_floor(self):
+        return best_time(lambda: self.jitted(*self.args)) / _copy_floor(self.args[0],
+                                                                         4 * self.args[0].nbytes)
+
+    def track_lazy_vs_floor(self):
+        return best_time(self._lazy) / _copy_floor(self.args[0], 4 * self.args[0].nbytes)
+
+    def track_jit_speedup_vs_numpy(self):
+        return best_time(lambda: chain3(*self.np_args, np)) / \
+            best_time(lambda: self.jitted(*self.args))
+
+    track_jit_vs_floor.unit = track_lazy_vs_floor.unit = "x floor"
+    track_jit_speedup_vs_numpy.unit = "x"
+
+
+class Chain20:
+    def setup(self):
+        self.np_x = floats(N_LARGE, np.float32, 4)
+        self.x = xa.asarray(self.np_x)
+        self.jitted = xa.jit(lambda x: chain20(x, xa))
+        self.jitted(self.x)
+
+    def time_jit(self):
+        self.jitted(self.x)
+
+    def time_numpy(self):
+        chain20(self.np_x, np)
+
+    def track_jit_vs_floor(self):
+        return best_time(lambda: self.jitted(self.x)) / _copy_floor(self.x, 2 * self.x.nbytes)
+
+    def track_kernels(self):
+        return self.jitted.lower(self.x).compile().kernel_count
+
+    track_jit_vs_floor.unit = "x floor"
+    track_kernels.unit = "kernels"
+
+
+class Overhead:
+    def setup(self):
+        self.small = [xa.asarray(floats(100, np.float32, s)) for s in (5, 6, 7)]
+        self.jitted = xa.jit(lambda a, b, c: chain3(a, b, c, xa))
+        self.jitted(*self.small)
+        self.x = self.small[0]
+
+    def time_cached_jit_call(self):
+        self.jitted(*self.small)
+
+    def time_trace_compile_chain20(self):
+        xa.jit(lambda x: chain20(x, xa)).lower(self.x).compile()
