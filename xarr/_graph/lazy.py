@@ -12,6 +12,8 @@ instructions then keep their values and act as leaves for later evaluations. Val
 lazy after the ``with`` block ends; tensors created there by other means are ordinary.
 """
 
+import numpy as np
+
 from xarr import _tensor
 from xarr._graph import passes
 from xarr._graph.compile import Executable
@@ -108,10 +110,16 @@ def _compute(pending):
         comp.root = roots[0]
     else:
         comp.root = comp.add(Instruction("tuple", roots, tuple(r.type for r in roots)))
-    passes.optimize(comp, root_default=False, entry=True)
-    exe = Executable(comp)
-    STATE.last_lazy = (module, exe)
-    out = exe.run(args)
+    key = _structure_key(comp, args)
+    hit = _CACHE.get(key)
+    if hit is None:
+        passes.optimize(comp, root_default=False, entry=True)
+        hit = (module, Executable(comp))
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = hit
+    STATE.last_lazy = hit
+    out = hit[1].run(args)
     outs = list(out) if len(roots) > 1 else [out]
     for p, v in zip(pending, outs):
         p.value = v
@@ -122,3 +130,29 @@ def _compute(pending):
 def _leaf_type(node):
     from xarr._graph.trace import _type_of_tensor
     return _type_of_tensor(node.value) if isinstance(node.value, Tensor) else node.type
+
+
+# Compiled lazy modules by structure: a loop that builds the same expression over fresh
+# tensors of the same types compiles once.
+_CACHE = {}
+_CACHE_SIZE = 64
+
+
+def _structure_key(comp, args):
+    """A hashable description of comp (ops, types, wiring, attributes, small constants'
+    bytes) and of the argument tensors' signatures."""
+    index = {}
+    parts = []
+    for k, i in enumerate(comp.instructions):
+        index[id(i)] = k
+        if i.op == "parameter":
+            parts.append(("P", _tensor.signature_of(args[i.attrs["number"]])))
+            continue
+        attrs = []
+        for name, v in sorted(i.attrs.items()):
+            if isinstance(v, Tensor):
+                v = (v.dtype.str, v.shape, np.asarray(v).tobytes() if v.size <= 64 else id(v))
+            attrs.append((name, v))
+        parts.append((i.op, i.type, tuple(index[id(o)] for o in i.operands), tuple(attrs),
+                      tuple(id(c) for c in i.calls)))
+    return tuple(parts)

@@ -20,6 +20,7 @@ parameter (``captures``), as JAX closes over tracers.
 """
 
 import operator
+import weakref
 
 import numpy as np
 
@@ -43,6 +44,7 @@ class TraceState:
         self.stack = []
         self.lazy_depth = 0
         self.lazy_graph = None
+        self.pending = weakref.WeakValueDictionary()   # id -> lazy Traced not computed yet
 
 
 STATE = TraceState()
@@ -114,6 +116,17 @@ def recorder(values):
     raise TracerConversionError(
         f"a traced value ({type_text(v.instr.type)}) escaped its xa.jit trace: values "
         f"computed inside a jitted function are only valid inside it; return them instead")
+
+
+def before_write(tensor):
+    """Called before a tensor is written in place: pending lazy values read their leaves
+    when computed, so they are computed now, seeing the tensor as it was (eager order)."""
+    if STATE.pending:
+        pending = [t for t in list(STATE.pending.values()) if t.instr.value is None]
+        STATE.pending.clear()
+        if pending:
+            from xarr._graph.lazy import evaluate
+            evaluate(pending)
 
 
 def lazy_graph():
@@ -277,6 +290,8 @@ class Traced:
 
     def __init__(self, instr):
         self.instr = instr
+        if instr.value is None and instr.computation.kind == "lazy":
+            STATE.pending[id(self)] = self
 
     # ---------------------------------------------------------------- attributes
     @property

@@ -355,7 +355,9 @@ def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
             raise TypeError(f"{op_label}: out= is not supported while tracing (xa.jit); "
                             f"return the result instead")
         _check_out(op_label, out, shape, CODE_OF[res.dtype])
-        _tensor.convert_into(out, res.concrete())
+        value = res.concrete()
+        _trace.before_write(out)
+        _tensor.convert_into(out, value)
         return out
     rcode = opdef.result_code(code)
     if opdef.kernel == "SELECT":
@@ -364,6 +366,7 @@ def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
         out = _tensor.empty(shape, rcode, output_layout_for(shape, inputs))
     else:
         _check_out(op_label, out, shape, rcode)
+        _trace.before_write(out)
         # Inputs that overlap the output without being exactly it are copied first.
         inputs = [x if (not _tensor.shares_buffer(x, out) or _tensor.same_view(x, out))
                   else _tensor.copy_dense(x) for x in inputs]
@@ -670,6 +673,9 @@ def setitem(target, key, value):
     """target[key] = value (basic indexing; value broadcast and cast unsafely like NumPy)."""
     if not target.flags["WRITEABLE"]:
         raise ValueError("assignment destination is read-only")
+    if type(value) is Traced:
+        value = value.concrete()
+    _trace.before_write(target)
     if _tensor.is_tiled(target):
         from xarr._ops import layout as _layout
         tmp = _layout.untile(target)
