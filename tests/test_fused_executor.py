@@ -99,3 +99,100 @@ def test_validation_errors():
     nok.code[0] = (nok.code[0][0], 11, 11, [0], -1)
     with pytest.raises(TypeError, match="inputs must be tensors"):
         nok.run([xa.zeros(3, xa.int32)])
+
+
+def _block(dtype):
+    """Elements per block of a program whose widest register has ``dtype``'s size."""
+    from xarr import _core
+    return min(_core.fused_block, _core.fused_block_bytes // np.dtype(to_np(xa.zeros(1, dtype)).dtype).itemsize)
+
+
+@pytest.mark.parametrize("dtype", [xa.float32, xa.float64])
+@pytest.mark.parametrize("edge", [-1, 0, 1, 63])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_block_edges(dtype, edge, threads, restore_threads):
+    xa.set_num_threads(threads)
+    # 1 and 2 blocks; the parallel threshold (64 Ki elements) reached with a multiple too.
+    for nblocks in (1, 2, 40):
+        n = nblocks * _block(dtype) + edge
+        rng = np.random.default_rng(n)
+        arrays = [xa.asarray(rng.standard_normal(n).astype(to_np(xa.zeros(1, dtype)).dtype))
+                  for _ in range(3)]
+        (got,) = chain_program(dtype).run(arrays)
+        want = chain_eager(*arrays)
+        np.testing.assert_array_equal(to_np(got).view(np.uint8), to_np(want).view(np.uint8))
+
+
+def test_large_output_streaming_and_strided_inputs(restore_threads):
+    # > 16 MiB of outputs: written through the staging block with streaming stores;
+    # odd length, a reversed (negative-stride) and a step-2 input.
+    n = (1 << 22) + 37
+    rng = np.random.default_rng(9)
+    base = rng.standard_normal(2 * n + 5, dtype=np.float32)
+    a = xa.asarray(base[:n])
+    b = xa.asarray(base)[::-1][:n]
+    c = xa.asarray(base)[::2][:n]
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        (got,) = chain_program(xa.float32).run([a, b, c])
+        np.testing.assert_array_equal(to_np(got), to_np(chain_eager(a, b, c)))
+
+
+def test_many_operands_and_constants():
+    # 11 inputs + 2 outputs = 13 engine operands (> the old 8), plus 20 constants.
+    rng = np.random.default_rng(11)
+    shape = (3, 5000)
+    xs = [rng.standard_normal(shape, dtype=np.float32) for _ in range(11)]
+    p = FusedProgram([xa.float32] * 11)
+    ks = [p.constant(float(i) + 0.5) for i in range(20)]
+    acc = p.emit("mul", 0, ks[0])
+    tmp = p.emit("mul", ks[1], 1)
+    p.emit("add", acc, tmp, into=acc)
+    for i in range(2, 11):
+        p.emit("mul", ks[i], i, into=tmp)
+        p.emit("add", acc, tmp, into=acc)
+    s = acc
+    for i in range(11, 20):
+        p.emit("sub", s, ks[i], into=s)
+    p.emit("mul", s, s, out=0)
+    p.emit("max", 0, ks[19], out=1)
+    out0, out1 = p.run([xa.asarray(x) for x in xs])
+    w = xs[0] * np.float32(0.5)
+    for i in range(1, 11):
+        w = w + np.float32(i + 0.5) * xs[i]
+    for i in range(11, 20):
+        w = w - np.float32(i + 0.5)
+    np.testing.assert_array_equal(to_np(out0), w * w)
+    np.testing.assert_array_equal(to_np(out1), np.maximum(xs[0], np.float32(19.5)))
+
+
+def test_constants_in_unary_and_ternary_ops():
+    # A constant read by a unary or ternary loop is materialized as a block.
+    x = np.linspace(-3, 3, 10001, dtype=np.float32)
+    p = FusedProgram([xa.float32])
+    lo, hi, zero = p.constant(-1.25), p.constant(2.5), p.constant(0.0)
+    nlo = p.emit("neg", lo)                                   # 1.25
+    c = p.emit("clamp", lo, 0, hi)
+    pos = p.emit("gt", 0, zero)
+    p.emit("select", pos, c, nlo, out=0)
+    (got,) = p.run([xa.asarray(x)])
+    np.testing.assert_array_equal(to_np(got),
+                                  np.where(x > 0, np.clip(x, -1.25, 2.5), np.float32(1.25)))
+
+
+def test_operand_limits():
+    from xarr import _core
+    nmax = _core.max_args
+    assert nmax >= 16
+    ok = FusedProgram([xa.float32] * (nmax - 1))
+    acc = ok.emit("add", 0, 1)
+    for i in range(2, nmax - 1):
+        ok.emit("add", acc, i, into=acc)
+    ok.emit("neg", acc, out=0)
+    xs = [xa.full((7,), float(i), xa.float32) for i in range(nmax - 1)]
+    (got,) = ok.run(xs)
+    np.testing.assert_array_equal(to_np(got), np.full(7, -sum(range(nmax - 1)), np.float32))
+    bad = FusedProgram([xa.float32] * nmax)
+    bad.emit("neg", 0, out=0)
+    with pytest.raises(ValueError, match="too many operands"):
+        bad.run([xa.zeros(3, xa.float32)] * nmax)

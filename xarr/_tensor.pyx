@@ -62,7 +62,7 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
         int op, dtype, out_dtype, nargs, dst
         int args[3]
     cdef cppclass FusedProgram:
-        int ninputs, ntemps
+        int ninputs, ntemps, nconst
         vector[int] input_dtypes
         vector[int] temp_dtypes
         vector[int] output_dtypes
@@ -1108,6 +1108,7 @@ cdef class FusedKernel:
         self.n_inputs = len(input_dtypes)
         self.output_dtypes = tuple(output_dtypes)
         self.prog.ninputs = self.n_inputs + len(self.constants)
+        self.prog.nconst = len(self.constants)
         for d in input_dtypes:
             self.prog.input_dtypes.push_back(d)
         for c in self.constants:

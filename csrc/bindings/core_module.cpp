@@ -97,54 +97,9 @@ PYBIND11_MODULE(_core, m) {
 
   m.attr("fused_convert") = xarr::kFusedConvert;
   m.attr("fused_block") = xarr::kFusedBlock;
-  m.def("run_fused", [](int ninputs, const std::vector<int>& input_dtypes,
-                        const std::vector<int>& temp_dtypes,
-                        const std::vector<int>& output_dtypes, const py::list& code,
-                        const std::vector<uintptr_t>& addresses, const Ints& dims,
-                        const std::vector<Ints>& strides) {
-    xarr::FusedProgram p;
-    p.ninputs = ninputs;
-    p.input_dtypes = input_dtypes;
-    p.ntemps = static_cast<int>(temp_dtypes.size());
-    p.temp_dtypes = temp_dtypes;
-    p.output_dtypes = output_dtypes;
-    for (const auto& item : code) {
-      auto t = item.cast<py::tuple>();
-      if (t.size() != 5)
-        throw std::invalid_argument("run_fused: an instruction is (op, dtype, out_dtype, "
-                                    "args, dst)");
-      xarr::FusedInstr ins{};
-      ins.op = t[0].cast<int>();
-      ins.dtype = t[1].cast<int>();
-      ins.out_dtype = t[2].cast<int>();
-      auto args = t[3].cast<std::vector<int>>();
-      if (args.empty() || args.size() > 3)
-        throw std::invalid_argument("run_fused: 1 to 3 operand registers per instruction");
-      ins.nargs = static_cast<int>(args.size());
-      for (int k = 0; k < ins.nargs; ++k) ins.args[k] = args[k];
-      ins.dst = t[4].cast<int>();
-      p.code.push_back(ins);
-    }
-    const std::string err = xarr::validate_fused(p);
-    if (!err.empty()) throw std::invalid_argument("run_fused: " + err);
-    const size_t nargs = static_cast<size_t>(ninputs) + output_dtypes.size();
-    if (addresses.size() != nargs || strides.size() != nargs)
-      throw std::invalid_argument("run_fused: need one address and one stride list per "
-                                  "input and output");
-    const int ndim = static_cast<int>(dims.size());
-    if (ndim > xarr::kMaxDims) throw std::invalid_argument("run_fused: too many dims");
-    Ints flat;
-    for (const auto& s : strides) {
-      if (static_cast<int>(s.size()) != ndim)
-        throw std::invalid_argument("run_fused: every stride list needs one entry per dim");
-      flat.insert(flat.end(), s.begin(), s.end());
-    }
-    std::vector<char*> ptrs;
-    for (auto a : addresses) ptrs.push_back(as_ptr(a));
-    py::gil_scoped_release release;
-    xarr::run_fused(p, ptrs.data(), ndim, dims.data(), flat.data());
-  }, "Runs a fused elementwise program (csrc/fused/executor.h) over strided operands.");
-
+  m.attr("fused_block_bytes") = xarr::kFusedBlockBytes;
+  m.attr("fused_max_operands") = xarr::kFusedMaxOperands;
+  m.attr("max_args") = xarr::kMaxArgs;
   m.def("copy_tiled", [](int itemsize, const Ints& phys_dims, const Ints& forms,
                          const Ints& bounds, const Ints& dims, uintptr_t strided,
                          const Ints& strided_strides, uintptr_t tiled, bool to_tiled,

@@ -21,7 +21,7 @@
 
 namespace xarr {
 
-constexpr int kMaxArgs = 8;
+constexpr int kMaxArgs = 16;  // operands of one loop (the fused executor's inputs + outputs)
 constexpr int kMaxDims = 32;
 
 void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,

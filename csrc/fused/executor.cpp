@@ -1,6 +1,12 @@
 #include "fused/executor.h"
 
+#include <emmintrin.h>
+#include <xmmintrin.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/dtype.h"
 #include "engine/nary.h"
@@ -10,66 +16,221 @@ namespace xarr {
 
 namespace {
 
-struct Bound {
-  const FusedProgram* p;
-  const EwTable* table;
-  std::vector<LoopFn> loops;  // resolved once per run
+// Outputs of at least this many bytes in all are written with non-temporal stores: they do
+// not fit the caches anyway, and streaming saves the read-for-ownership of every line.
+constexpr int64_t kStreamMinBytes = int64_t{16} << 20;
+// Per-thread buffer arena: temporaries, materialized constants and output staging blocks.
+constexpr int64_t kArenaBytes = int64_t{512} << 10;
+
+enum Kind : int { kVar = 0, kConst = 1, kTemp = 2, kOut = 3 };
+
+struct Operand {
+  int kind;
+  int index;     // engine argument (kVar: input, kOut: output k), constant or temporary
+  int itemsize;
 };
 
-int reg_itemsize(const FusedProgram& p, int r) {
-  if (r < p.ninputs) return dtype_itemsize(p.input_dtypes[r]);
-  return dtype_itemsize(p.temp_dtypes[r - p.ninputs]);
+struct Bound {
+  const FusedProgram* p;
+  std::vector<LoopFn> loops;           // one per instruction, resolved once per run
+  std::vector<Operand> ops;            // 4 per instruction: operands, then destination
+  int nvar = 0;                        // engine arguments: nvar inputs, then the outputs
+  std::vector<const char*> consts;     // each constant's element
+  std::vector<int> const_itemsize;
+  std::vector<int> const_wide;         // buffer slot of a materialized constant block, or -1
+  std::vector<int> temp_slot;          // buffer slot of each temporary
+  std::vector<int> out_itemsize;
+  std::vector<int> out_slot;           // staging slot of each output, or -1 (no streaming)
+  int64_t block = kFusedBlock;         // elements per block
+  int64_t slot_bytes = 0;              // bytes per buffer slot
+  uint64_t run_id = 0;                 // unique per run_fused call
+  std::vector<int> pieces;             // loop calls per instruction and block
+  int ncalls = 0;                      // their sum
+};
+
+// Ops whose loops cost several times a memory access per element.
+bool expensive_op(int op) {
+  switch (op) {
+    case kEw_EXP: case kEw_EXPM1: case kEw_EXP2: case kEw_LOG: case kEw_LOG1P: case kEw_LOG2:
+    case kEw_LOG10: case kEw_LOGISTIC: case kEw_TANH: case kEw_SIN: case kEw_COS: case kEw_TAN:
+    case kEw_ASIN: case kEw_ACOS: case kEw_ATAN: case kEw_SINH: case kEw_COSH: case kEw_ASINH:
+    case kEw_ACOSH: case kEw_ATANH: case kEw_CBRT: case kEw_POW: case kEw_ATAN2: case kEw_HYPOT:
+    case kEw_LOGADDEXP: case kEw_REM: case kEw_FMOD:
+      return true;
+    default:
+      return false;
+  }
 }
 
-// One row chunk of n elements: args[0..ninputs-1] inputs, then outputs, with strides st.
+std::atomic<uint64_t> g_run_counter{0};
+
+// Loop calls an expensive instruction is cut into per block (see fused_rows).
+constexpr int kExpensivePieces = 4;
+
+// dst[0, bytes) = src[0, bytes) with non-temporal stores for the 16-byte aligned middle.
+void stream_copy(char* dst, const char* src, int64_t bytes) {
+  int64_t head = static_cast<int64_t>((16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
+  if (head > bytes) head = bytes;
+  std::memcpy(dst, src, static_cast<size_t>(head));
+  dst += head;
+  src += head;
+  bytes -= head;
+  int64_t i = 0;
+  for (; i + 64 <= bytes; i += 64) {
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), v0);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), v1);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), v2);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), v3);
+  }
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
+}
+
+// One row chunk of n elements: args[0..nvar-1] the non-constant inputs, then the outputs,
+// with byte strides st.
 void fused_rows(void* ctx, char* const* args, const int64_t* st, int64_t n) {
   const Bound& b = *static_cast<const Bound*>(ctx);
   const FusedProgram& p = *b.p;
-  const int nin = p.ninputs;
-  // Per-call block buffers for the temporaries (16 bytes per element at most).
-  alignas(64) static thread_local char storage[16][kFusedBlock * 16];
-  char* temps[16];
-  for (int t = 0; t < p.ntemps; ++t) temps[t] = storage[t];
-  for (int64_t lo = 0; lo < n; lo += kFusedBlock) {
-    const int64_t m = std::min(kFusedBlock, n - lo);
-    for (size_t i = 0; i < p.code.size(); ++i) {
-      const FusedInstr& ins = p.code[i];
-      char* a[4];
-      int64_t s[4];
-      for (int k = 0; k < ins.nargs; ++k) {
-        const int r = ins.args[k];
-        if (r < nin) {
-          a[k] = args[r] + lo * st[r];
-          s[k] = st[r];
-        } else {
-          a[k] = temps[r - nin];
-          s[k] = reg_itemsize(p, r);
+  alignas(64) static thread_local char arena[kArenaBytes];
+  auto slot = [&](int s) { return arena + s * b.slot_bytes; };
+
+  // Per instruction and operand: the block's pointer is base + lo * step, its stride st.
+  struct Arg {
+    char* base;
+    int64_t step;
+    int64_t st;
+  };
+  const int ninstr = static_cast<int>(p.code.size());
+  static thread_local std::vector<Arg> argv;
+  argv.resize(static_cast<size_t>(ninstr) * 4);
+  const int nconst = static_cast<int>(b.consts.size());
+  static thread_local uint64_t filled_run = ~uint64_t{0};
+  for (int c = 0; c < nconst && filled_run != b.run_id; ++c) {  // once per thread and run
+    const int s = b.const_wide[c];
+    if (s < 0) continue;
+    const int isz = b.const_itemsize[c];
+    char* d = slot(s);
+    for (int64_t i = 0; i < b.block; ++i) std::memcpy(d + i * isz, b.consts[c], isz);
+  }
+  filled_run = b.run_id;
+  bool staged = false;
+  for (int i = 0; i < ninstr; ++i) {
+    const int na = p.code[i].nargs;
+    for (int k = 0; k <= na; ++k) {
+      const Operand& o = b.ops[i * 4 + (k == na ? 3 : k)];
+      Arg& a = argv[i * 4 + k];
+      switch (o.kind) {
+        case kVar:
+          a = {args[o.index], st[o.index], st[o.index]};
+          break;
+        case kConst:
+          if (b.const_wide[o.index] >= 0)
+            a = {slot(b.const_wide[o.index]), 0, o.itemsize};
+          else
+            a = {const_cast<char*>(b.consts[o.index]), 0, 0};
+          break;
+        case kTemp:
+          a = {slot(b.temp_slot[o.index]), 0, o.itemsize};
+          break;
+        default: {  // output
+          const int e = b.nvar + o.index;
+          if (b.out_slot[o.index] >= 0 && st[e] == o.itemsize) {
+            a = {slot(b.out_slot[o.index]), 0, o.itemsize};
+            staged = true;
+          } else {
+            a = {args[e], st[e], st[e]};
+          }
         }
       }
-      if (ins.dst < 0) {
-        const int o = nin + (-1 - ins.dst);
-        a[ins.nargs] = args[o] + lo * st[o];
-        s[ins.nargs] = st[o];
-      } else {
-        a[ins.nargs] = temps[ins.dst - nin];
-        s[ins.nargs] = reg_itemsize(p, ins.dst);
-      }
-      b.loops[i](a, s, m);
     }
   }
+  const int nout = static_cast<int>(b.out_slot.size());
+  // Software prefetch (into L2) of the next block's input lines, spread over the block's
+  // loop calls so the memory reads overlap the computation instead of stalling the first
+  // loads of each block. Expensive instructions (exp, tanh, ...) are cut into several calls
+  // so their long computation overlaps several slices of prefetches.
+  int pf_in[kMaxArgs];
+  int npf = 0;
+  for (int a = 0; a < b.nvar; ++a)
+    if (st[a] != 0 && st[a] >= -64 && st[a] <= 64) pf_in[npf++] = a;
+  for (int64_t lo = 0; lo < n; lo += b.block) {
+    const int64_t m = std::min(b.block, n - lo);
+    const int64_t pf_lo = lo + m;  // the next block
+    const int64_t m_next = std::min(b.block, n - pf_lo);
+    int pf_a = 0;
+    int64_t pf_off = 0, pf_quota = 0;
+    if (npf > 0 && m_next > 0 && b.ncalls > 0) {
+      int64_t lines = 0;
+      for (int j = 0; j < npf; ++j) lines += (m_next * std::llabs(st[pf_in[j]]) + 63) / 64;
+      pf_quota = (lines + b.ncalls - 1) / b.ncalls;
+    }
+    for (int i = 0; i < ninstr; ++i) {
+      const int na = p.code[i].nargs;
+      const Arg* av = &argv[i * 4];
+      const int pieces = m >= 512 ? b.pieces[i] : 1;
+      for (int j = 0; j < pieces; ++j) {
+        for (int64_t q = 0; q < pf_quota && pf_a < npf; ++q) {
+          const int a = pf_in[pf_a];
+          _mm_prefetch(args[a] + pf_lo * st[a] + (st[a] > 0 ? pf_off : -pf_off), _MM_HINT_T1);
+          pf_off += 64;
+          if (pf_off >= m_next * std::llabs(st[a])) {
+            pf_off = 0;
+            ++pf_a;
+          }
+        }
+        const int64_t p0 = pieces == 1 ? 0 : m * j / pieces / 64 * 64;
+        const int64_t p1 = pieces == 1 || j == pieces - 1 ? m : m * (j + 1) / pieces / 64 * 64;
+        char* a[4];
+        int64_t s[4];
+        for (int k = 0; k <= na; ++k) {
+          a[k] = av[k].base + lo * av[k].step + p0 * av[k].st;
+          s[k] = av[k].st;
+        }
+        if (p1 > p0) b.loops[i](a, s, p1 - p0);
+      }
+    }
+    if (staged) {
+      for (int k = 0; k < nout; ++k) {
+        const int e = b.nvar + k;
+        const int isz = b.out_itemsize[k];
+        if (b.out_slot[k] >= 0 && st[e] == isz)
+          stream_copy(args[e] + lo * isz, slot(b.out_slot[k]), m * isz);
+      }
+    }
+  }
+  if (staged) _mm_sfence();  // order the streaming stores before the engine's join
 }
 
 }  // namespace
 
 std::string validate_fused(const FusedProgram& p) {
   const EwTable& t = active_ew_table();
-  if (p.ntemps > 16) return "too many temporaries (max 16)";
-  if (static_cast<int>(p.input_dtypes.size()) != p.ninputs) return "input_dtypes size";
+  if (p.ntemps < 0 || p.ntemps > kFusedMaxTemps) return "too many temporaries (max 16)";
+  if (p.ninputs < 0 || static_cast<int>(p.input_dtypes.size()) != p.ninputs)
+    return "input_dtypes size";
   if (static_cast<int>(p.temp_dtypes.size()) != p.ntemps) return "temp_dtypes size";
-  if (p.ninputs + static_cast<int>(p.output_dtypes.size()) > kMaxArgs)
-    return "too many operands (inputs + outputs > 8)";
-  const int nregs = p.ninputs + p.ntemps;
+  if (p.nconst < 0 || p.nconst > p.ninputs) return "nconst must be 0..ninputs";
   const int nout = static_cast<int>(p.output_dtypes.size());
+  if (nout < 1) return "no outputs";
+  if (p.ninputs - p.nconst + nout > kMaxArgs)
+    return "too many operands (non-constant inputs + outputs > " + std::to_string(kMaxArgs) +
+           ")";
+  if (p.ninputs + nout > kFusedMaxOperands)
+    return "too many operands (inputs + constants + outputs > " +
+           std::to_string(kFusedMaxOperands) + ")";
+  for (int d : p.input_dtypes)
+    if (d < 0 || d >= kNumDTypes) return "bad input dtype";
+  for (int d : p.temp_dtypes)
+    if (d < 0 || d >= kNumDTypes) return "bad temporary dtype";
+  for (int d : p.output_dtypes)
+    if (d < 0 || d >= kNumDTypes) return "bad output dtype";
+  const int nregs = p.ninputs + p.ntemps;
   for (size_t i = 0; i < p.code.size(); ++i) {
     const FusedInstr& ins = p.code[i];
     const std::string where = "instruction " + std::to_string(i) + ": ";
@@ -100,12 +261,84 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
                const int64_t* strides) {
   Bound b;
   b.p = &p;
-  b.table = &active_ew_table();
+  b.run_id = g_run_counter.fetch_add(1, std::memory_order_relaxed);
+  const EwTable& table = active_ew_table();
+  const int nout = static_cast<int>(p.output_dtypes.size());
+  const int nconst = p.nconst;
+  b.nvar = p.ninputs - nconst;
+  for (const FusedInstr& ins : p.code) {
+    const int pieces = ins.op != kFusedConvert && expensive_op(ins.op) ? kExpensivePieces : 1;
+    b.pieces.push_back(pieces);
+    b.ncalls += pieces;
+  }
   for (const FusedInstr& ins : p.code)
-    b.loops.push_back(ins.op == kFusedConvert ? b.table->convert[ins.dtype][ins.out_dtype]
-                                              : b.table->loops[ins.op][ins.dtype]);
-  const int nargs = p.ninputs + static_cast<int>(p.output_dtypes.size());
-  run_nary_ctx(&fused_rows, &b, nargs, ptrs, ndim, dims, strides);
+    b.loops.push_back(ins.op == kFusedConvert ? table.convert[ins.dtype][ins.out_dtype]
+                                              : table.loops[ins.op][ins.dtype]);
+  int widest = 1;
+  for (int d : p.temp_dtypes) widest = std::max(widest, dtype_itemsize(d));
+  for (int d : p.output_dtypes) widest = std::max(widest, dtype_itemsize(d));
+  for (int c = 0; c < nconst; ++c) {
+    const int dt = p.input_dtypes[b.nvar + c];
+    b.consts.push_back(ptrs[b.nvar + c]);
+    b.const_itemsize.push_back(dtype_itemsize(dt));
+    b.const_wide.push_back(-1);
+  }
+  // A constant read by a unary or ternary instruction is materialized as a block (those
+  // loops have no scalar-broadcast fast path); binary loops read it with stride 0.
+  int nslots = p.ntemps;
+  for (const FusedInstr& ins : p.code)
+    for (int k = 0; k < ins.nargs; ++k) {
+      const int c = ins.args[k] - b.nvar;
+      if (ins.nargs != 2 && c >= 0 && c < nconst && b.const_wide[c] < 0) {
+        b.const_wide[c] = nslots++;
+        widest = std::max(widest, b.const_itemsize[c]);
+      }
+    }
+  for (int t = 0; t < p.ntemps; ++t) b.temp_slot.push_back(t);
+  int64_t total = 1;
+  for (int d = 0; d < ndim; ++d) total *= dims[d];
+  int64_t out_bytes = 0;
+  for (int d : p.output_dtypes) {
+    b.out_itemsize.push_back(dtype_itemsize(d));
+    out_bytes += total * dtype_itemsize(d);
+  }
+  const bool stream = out_bytes >= kStreamMinBytes;
+  for (int k = 0; k < nout; ++k) b.out_slot.push_back(stream ? nslots++ : -1);
+  // Elements per block: kFusedBlockBytes of the widest dtype, whole cache lines, and every
+  // buffer slot inside the per-thread arena.
+  int64_t block = std::min<int64_t>(kFusedBlock, kFusedBlockBytes / widest);
+  if (nslots > 0) block = std::min<int64_t>(block, kArenaBytes / (nslots * int64_t{widest}));
+  block = std::max<int64_t>(64, block / 64 * 64);
+  b.block = block;
+  b.slot_bytes = block * widest;
+  for (const FusedInstr& ins : p.code) {
+    Operand o[4] = {};
+    for (int k = 0; k < ins.nargs; ++k) {
+      const int r = ins.args[k];
+      if (r < b.nvar)
+        o[k] = {kVar, r, dtype_itemsize(p.input_dtypes[r])};
+      else if (r < p.ninputs)
+        o[k] = {kConst, r - b.nvar, dtype_itemsize(p.input_dtypes[r])};
+      else
+        o[k] = {kTemp, r - p.ninputs, dtype_itemsize(p.temp_dtypes[r - p.ninputs])};
+    }
+    if (ins.dst < 0)
+      o[3] = {kOut, -1 - ins.dst, dtype_itemsize(p.output_dtypes[-1 - ins.dst])};
+    else
+      o[3] = {kTemp, ins.dst - p.ninputs, dtype_itemsize(p.temp_dtypes[ins.dst - p.ninputs])};
+    b.ops.insert(b.ops.end(), o, o + 4);
+  }
+  // The engine sees the non-constant inputs and the outputs only.
+  const int nargs = b.nvar + nout;
+  char* eptrs[kMaxArgs];
+  int64_t est[kMaxArgs * kMaxDims];
+  for (int a = 0, e = 0; a < p.ninputs + nout; ++a) {
+    if (a >= b.nvar && a < p.ninputs) continue;
+    eptrs[e] = ptrs[a];
+    for (int d = 0; d < ndim; ++d) est[e * ndim + d] = strides[a * ndim + d];
+    ++e;
+  }
+  run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est);
 }
 
 }  // namespace xarr

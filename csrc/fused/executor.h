@@ -2,15 +2,21 @@
 // an N-D iteration space in cache-sized blocks, so a chain like 2*a + 3*b*b - exp(-c) reads
 // each input once and writes each output once, whatever its length (numexpr's idea).
 //
-// Registers 0..ninputs-1 are the program's inputs (strided, broadcast with stride 0);
-// registers ninputs..ninputs+ntemps-1 are per-thread block buffers of kFusedBlock elements;
+// Registers 0..ninputs-1 are the program's inputs (strided, broadcast with stride 0); the
+// last nconst of them may be declared scalar constants (see FusedProgram::nconst);
+// registers ninputs..ninputs+ntemps-1 are per-thread block buffers (temporaries);
 // an instruction's destination may instead be an output (dst = -1 - k for output k).
 // Each instruction is one call of the same 1-D loops the eager engine uses (ew_table.h),
 // on the block: inputs are read in place with their own strides, temporaries are
-// contiguous, so every instruction runs its SIMD fast path.
+// contiguous, so every instruction runs its SIMD fast path (a constant operand of a binary
+// instruction takes the loops' scalar-broadcast path).
+//
+// Blocks hold kFusedBlockBytes per buffer (2048 f32, 1024 f64: a 20-op chain's buffers stay
+// L1-resident), at most kFusedBlock elements. Large contiguous outputs are written with
+// non-temporal stores from a per-thread staging block (no read-for-ownership).
 //
 // Worked example, out = 2*a + 3*b*b - exp(-c) with inputs a, b, c, k2 = 2, k3 = 3
-// (k2, k3 are 0-d inputs, stride 0), registers r5..r8 temporaries:
+// (k2, k3 are 0-d inputs, stride 0; nconst = 2), registers r5..r8 temporaries:
 //   r5 = MUL(k2=r3, a=r0); r6 = MUL(b=r1, b=r1); r6 = MUL(k3=r4, r6); r5 = ADD(r5, r6);
 //   r6 = NEG(c=r2); r6 = EXP(r6); out0 = SUB(r5, r6)
 #pragma once
@@ -21,7 +27,10 @@
 
 namespace xarr {
 
-constexpr int64_t kFusedBlock = 4096;
+constexpr int64_t kFusedBlock = 8192;        // most elements per block (1-byte dtypes)
+constexpr int64_t kFusedBlockBytes = 8192;   // bytes per block buffer (widest register dtype)
+constexpr int kFusedMaxTemps = 16;
+constexpr int kFusedMaxOperands = 64;        // inputs (constants included) + outputs
 constexpr int kFusedConvert = -1;  // instruction op code for ConvertElementType
 
 struct FusedInstr {
@@ -40,10 +49,14 @@ struct FusedProgram {
   std::vector<int> temp_dtypes;  // fixes each temporary's element size
   std::vector<int> output_dtypes;
   std::vector<FusedInstr> code;
+  // The last nconst inputs are scalar constants: ptrs[] points at one element, strides are
+  // ignored (broadcast everywhere). They do not count against kMaxArgs: at most kMaxArgs
+  // non-constant inputs + outputs, at most kFusedMaxOperands operands in all.
+  int nconst = 0;
 };
 
-// Checks registers, dtypes and that a loop exists for every instruction in the active
-// table; returns an empty string or a message naming the bad instruction.
+// Checks operand counts, registers, dtypes and that a loop exists for every instruction in
+// the active table; returns an empty string or a message naming the bad instruction.
 std::string validate_fused(const FusedProgram& p);
 
 // Runs p: ptrs = inputs then outputs; strides[a * ndim + d] in BYTES for every operand

@@ -1,7 +1,7 @@
 """A fused elementwise program and its execution on the C++ fused executor
 (csrc/fused/executor.h): the target the fusion pass of the lazy graph will emit.
 
-Registers: the inputs first (0..n_in-1), then temporaries; an instruction writes a
+Registers: the inputs first (0..n_in-1), then scalar constants, then temporaries; an instruction writes a
 temporary or output ``k`` (written ``Out(k)``). Each instruction is one elementwise kernel of
 xarr/_ops/elementwise.py (by lax name) or a conversion.
 
@@ -108,18 +108,8 @@ class FusedProgram:
         if None in self.output_dtypes or not self.output_dtypes:
             raise ValueError("FusedProgram: every output must be written")
         outs = [_tensor.empty(shape, c) for c in self.output_dtypes]
-        ndim = len(shape)
-        strides = []
-        for t in ins:
-            off = ndim - t.ndim
-            st = [0] * ndim
-            for i, (d, s) in enumerate(zip(t.shape, t.strides)):
-                st[off + i] = s if d != 1 else 0
-            strides.append(st)
-        strides += [list(o.strides) for o in outs]
-        if all(d > 0 for d in shape):
-            _core.run_fused(self.n_inputs, self.input_dtypes + [c for _, c in self.constants],
-                            self.temp_dtypes, self.output_dtypes, self.code,
-                            [t._address for t in ins] + [o._address for o in outs],
-                            list(shape), strides)
+        kernel = _tensor.FusedKernel(self.input_dtypes, self.temp_dtypes, self.output_dtypes,
+                                     self.code, [_tensor.scalar_tensor(v, c)
+                                                 for v, c in self.constants])
+        kernel.run(ins[:len(self.input_dtypes)], [None] * len(self.input_dtypes), shape, outs)
         return outs

@@ -10,7 +10,7 @@ namespace xarr {
 namespace {
 
 struct Tables {
-  EwTable t[4];
+  EwTable t[4] = {};
   bool compiled[4] = {true, false, false, false};
   int active = kIsaRef;
 
@@ -19,8 +19,10 @@ struct Tables {
 #if defined(XARR_HAVE_X86_KERNELS)
     compiled[kIsaBaseline] = compiled[kIsaAvx2] = compiled[kIsaAvx512] = true;
     fill_ew_table_baseline(&t[kIsaBaseline]);
-    fill_ew_table_avx2(&t[kIsaAvx2]);
-    fill_ew_table_avx512(&t[kIsaAvx512]);
+    // A table's fill code is compiled with its ISA's flags: only run it on a CPU that has
+    // the ISA (an unfilled table is never active: supported_on_cpu is false).
+    if (supported_on_cpu(kIsaAvx2)) fill_ew_table_avx2(&t[kIsaAvx2]);
+    if (supported_on_cpu(kIsaAvx512)) fill_ew_table_avx512(&t[kIsaAvx512]);
 #else
     compiled[kIsaBaseline] = true;
     fill_ew_table_baseline(&t[kIsaBaseline]);
