@@ -24,6 +24,9 @@ from xarr._creation import (arange, array, asarray, empty, empty_like, eye, from
                             zeros_like)
 from xarr import lax
 from xarr._graph.jit import jit
+from xarr._ops.manipulation import (array_split, concat, concatenate, expand_dims, flip,
+                                    hstack, isclose, moveaxis, pad, ravel, repeat, roll,
+                                    split, squeeze, stack, swapaxes, tile, vstack)
 from xarr._graph.lazy import eval, lazy  # noqa: A004
 
 ndarray = Tensor
@@ -162,6 +165,11 @@ def transpose(x, axes=None):
 
 def permute_dims(x, axes):
     return asarray(x).transpose(axes)
+
+
+def copy(x):
+    """A new tensor with x's values (row-major unless x's layout is kept by the op)."""
+    return asarray(x).copy()
 
 
 def astype(x, dtype, /, *, copy=True):

@@ -18,6 +18,9 @@ from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_e
                                  tuple_, while_loop)
 from xarr._graph.trace import Traced, recorder
 from xarr._ops.elementwise import OPS, lax_apply
+from xarr._ops.structural import (bitcast_convert_type, collapse, concatenate,
+                                  dynamic_slice, dynamic_update_slice, expand_dims, pad,
+                                  reshape, rev, slice, squeeze, transpose)
 from xarr._tensor import Tensor
 
 __all__ = []
@@ -201,6 +204,9 @@ __all__ += ["not_", "and_", "or_", "xor", "round", "RoundingMethod", "select", "
             "convert_element_type", "iota", "broadcasted_iota", "broadcast_in_dim",
             "broadcast"]
 
+__all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
+            "dynamic_update_slice", "pad", "concatenate", "squeeze", "expand_dims",
+            "bitcast_convert_type"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

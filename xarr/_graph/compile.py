@@ -24,6 +24,7 @@ from xarr import _tensor
 from xarr._dtypes import DTYPES, XLA_NAMES
 from xarr._graph.ir import TensorType, type_text
 from xarr._ops.elementwise import OPS
+from xarr._ops.structural import STRUCTURAL
 from xarr._tensor import FUSED_CONVERT, FusedKernel, Tensor
 
 _COPY = OPS["copy"]
@@ -250,12 +251,9 @@ class Executable:
             return lambda *xs: tuple(xs)
         if op == "opt_barrier":
             return lambda *xs: xs[0] if len(xs) == 1 and not i.is_tuple else tuple(xs)
-        if op == "reshape":
-            dims = tuple(i.dims)
-            return lambda x: x.reshape(dims)
-        if op == "transpose":
-            perm = tuple(i.attrs["dimensions"])
-            return lambda x: x.transpose(perm)
+        if op in STRUCTURAL:
+            impl, attrs = STRUCTURAL[op].impl, dict(i.attrs)
+            return lambda *xs: impl(*xs, **attrs)
         if op == "call":
             sub = compiled_computation(i.calls[0])
             return lambda *xs: _unaliased(sub.run(list(xs)), xs)

@@ -62,6 +62,11 @@ for _d in list(COMPARE_DIRECTION):
     COMPARE_DIRECTION[_d + "_total"] = COMPARE_DIRECTION[_d]
 
 
+# op -> attrs -> list of "key=value" strings, for ops defined outside this module
+# (xarr/_ops/structural.py registers its ops here).
+ATTR_TEXT = {}
+
+
 def hlo_opcode(op):
     if op in COMPARE_DIRECTION:
         return "compare"
@@ -109,7 +114,9 @@ class Instruction:
             parts.append(f"direction={COMPARE_DIRECTION[op]}")
             if op.endswith("_total"):
                 parts.append("type=TOTALORDER")
-        if op in ("broadcast", "transpose", "map") and "dimensions" in a:
+        if op in ATTR_TEXT:
+            parts += ATTR_TEXT[op](a)
+        if op in ("broadcast", "map") and "dimensions" in a:
             parts.append("dimensions={" + ",".join(map(str, a["dimensions"])) + "}")
         if op == "iota":
             parts.append(f"iota_dimension={a['iota_dimension']}")
@@ -155,8 +162,15 @@ def constant_text(value):
         v = arr.item()
         if isinstance(v, bool):
             return "true" if v else "false"
-        if isinstance(v, float) and v == int(v) and abs(v) < 1e16:
-            return str(int(v))
+        if isinstance(v, float):
+            if v != v:
+                return "nan"
+            if v in (float("inf"), float("-inf")):
+                return "inf" if v > 0 else "-inf"
+            if v == 0 and np.signbit(v):
+                return "-0"
+            if v == int(v) and abs(v) < 1e16:
+                return str(int(v))
         return str(v)
     if arr.size > 8:
         return "{...}"

@@ -135,21 +135,21 @@ def _simplify_one(comp, i):
                 return a
             if _is_value(a, 0, nz) and b.type == i.type:
                 return b
-    if op == "reshape":
+    if op == "reshape" and i.attrs.get("dimensions") is None:
         src = ops[0]
-        if src.op == "reshape":
+        if src.op == "reshape" and src.attrs.get("dimensions") is None:
             i.operands = [src.operands[0]]
             return i if src.operands[0].dims != i.dims else src.operands[0]
         if src.dims == i.dims:
             return src
     if op == "transpose":
-        perm = i.attrs["dimensions"]
+        perm = i.attrs["permutation"]
         src = ops[0]
         if src.op == "transpose":
-            inner = src.attrs["dimensions"]
+            inner = src.attrs["permutation"]
             i.operands = [src.operands[0]]
-            i.attrs = {"dimensions": tuple(inner[p] for p in perm)}
-            perm = i.attrs["dimensions"]
+            i.attrs = {"permutation": tuple(inner[p] for p in perm)}
+            perm = i.attrs["permutation"]
             src = i.operands[0]
         if perm == tuple(range(len(perm))):
             return src
@@ -215,8 +215,20 @@ def cse(comp):
 
 
 def _freeze(attrs):
-    return tuple(sorted((k, v if not isinstance(v, list) else tuple(v))
-                        for k, v in attrs.items() if k != "kernel"))
+    return tuple(sorted(((k, _hashable(v)) for k, v in attrs.items() if k != "kernel"),
+                        key=lambda kv: kv[0]))
+
+
+def _hashable(v):
+    """v as a CSE key part: lists as tuples; unhashable objects (a custom call's ctypes
+    function) by identity."""
+    if isinstance(v, list):
+        v = tuple(v)
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    return v
 
 
 # ------------------------------------------------------------------------ layouts
@@ -237,7 +249,7 @@ def assign_layouts(comp, root_default=True):
             continue
         if i.op == "transpose":
             src = i.operands[0]
-            perm = i.attrs["dimensions"]
+            perm = i.attrs["permutation"]
             inv = {p: k for k, p in enumerate(perm)}
             set_m2m(i, [inv[d] for d in src.type.layout])
         elif i.op in ELEMENTWISE or i.op == "convert":
@@ -265,7 +277,7 @@ def assign_layouts(comp, root_default=True):
             if u.op in ELEMENTWISE or u.op == "convert":
                 w.add(u.type.m2m if u.dims == i.dims else "any")
             elif u.op == "transpose":
-                perm = u.attrs["dimensions"]
+                perm = u.attrs["permutation"]
                 w.add(tuple(perm[d] for d in u.type.layout))
             else:
                 w.add("any")
@@ -275,13 +287,16 @@ def assign_layouts(comp, root_default=True):
             set_m2m(i, m2m)
             if i.op == "transpose":
                 continue
-    # Re-derive transposes after the backward pass (a transpose's layout is its operand's).
+    # Re-derive transposes after the backward pass (a transpose's layout is its operand's),
+    # and tuples' types from their operands' (operands come first: one pass suffices).
     for i in comp.instructions:
         if i.op == "transpose":
             src = i.operands[0]
-            perm = i.attrs["dimensions"]
+            perm = i.attrs["permutation"]
             inv = {p: k for k, p in enumerate(perm)}
             set_m2m(i, [inv[d] for d in src.type.layout])
+        elif i.op == "tuple":
+            i.type = tuple(o.type for o in i.operands)
 
 
 # ------------------------------------------------------------------------ fusion
@@ -551,35 +566,51 @@ def optimize_module(module, root_default=True):
     optimize(module.entry, root_default, entry=True)
 
 
-def optimize(comp, root_default=True, entry=False):
-    """Runs every pass on comp and on the computations it calls."""
+def optimize(comp, root_default=True, entry=False, called=False):
+    """Runs every pass on comp and on the computations it calls (``called``: comp is the
+    body of a call / conditional / while instruction)."""
     for i in comp.instructions:
         for sub in i.calls:
             if i.op != "map":
-                optimize(sub, root_default=False)
+                optimize(sub, root_default=False, called=True)
     _inline_maps(comp)
     simplify(comp)
     cse(comp)
     dce(comp)
-    if entry:
-        protect_outputs(comp)
+    if entry or called:
+        protect_outputs(comp, called=called and not entry)
     assign_layouts(comp, root_default)
     fuse(comp)
 
 
-_VIEWS = {"reshape", "transpose", "get_tuple_element", "opt_barrier"}
+def _is_view(instr):
+    """Whether instr's executable step may return a view of its first operand."""
+    from xarr._ops.structural import STRUCTURAL
+    op = STRUCTURAL.get(instr.op)
+    return instr.op == "opt_barrier" or (op is not None and op.view)
 
 
-def protect_outputs(comp):
+def protect_outputs(comp, called=False):
     """A result that is an argument or a constant (or a view of one) is copied, so the
-    caller never gets an alias of its input or of a cached constant."""
+    caller never gets an alias of its input or of a cached constant. In a ``called``
+    computation (call / conditional / while body) a parameter returned as it is is left
+    alone: the executor copies results that ARE its operands (compile._unaliased), and a
+    loop that carries a value unchanged should not copy it every iteration; views of
+    parameters and constants are copied."""
     outs = list(comp.root.operands) if comp.root.op == "tuple" else [comp.root]
     new = []
     for o in outs:
         base = o
-        while base.op in _VIEWS and base.op != "get_tuple_element":
-            base = base.operands[0]
-        if base.op in ("parameter", "constant", "broadcast"):
+        while True:
+            if _is_view(base) and base.op != "opt_barrier":
+                base = base.operands[0]
+            elif base.op == "get_tuple_element" and base.operands[0].op == "opt_barrier":
+                base = base.operands[0].operands[base.attrs["index"]]
+            else:
+                break
+        if called and base is o and base.op == "parameter":
+            pass
+        elif base.op in ("parameter", "constant", "broadcast"):
             c = Instruction("copy", [o], TensorType(o.code, o.dims, None))
             comp.add(c)
             o = c

@@ -197,6 +197,8 @@ def operand(comp, v, code, op):
     """``v`` as an instruction of element type ``code`` (scalars become constants,
     other types are converted)."""
     if isinstance(v, _PY_SCALARS):
+        from xarr._ops.elementwise import _int_scalar_check
+        _int_scalar_check(op, v, DTYPES[code])     # as eagerly: uint8 + (-2) raises
         return _constant(comp, v, code)
     instr = instr_of(comp, v, op)
     if instr.code != code:
@@ -241,27 +243,6 @@ def broadcast_in_dim(comp, v, shape, dims):
                                        {"dimensions": tuple(dims)})))
 
 
-def reshape(comp, v, shape):
-    from xarr._ops.layout import reshape_shape
-    instr = instr_of(comp, v, "reshape")
-    shape = reshape_shape(instr.dims, shape)
-    if shape == tuple(instr.dims):
-        return v
-    return Traced(comp.add(Instruction("reshape", [instr], TensorType(instr.code, shape, None))))
-
-
-def transpose(comp, v, perm):
-    instr = instr_of(comp, v, "transpose")
-    n = len(instr.dims)
-    perm = tuple(range(n - 1, -1, -1)) if perm is None else \
-        tuple(operator.index(p) % n if n else operator.index(p) for p in perm)
-    if sorted(perm) != list(range(n)):
-        raise ValueError(f"transpose: axes {perm} are not a permutation of 0..{n - 1}")
-    shape = tuple(instr.dims[p] for p in perm)
-    return Traced(comp.add(Instruction("transpose", [instr], TensorType(instr.code, shape, None),
-                                       {"dimensions": perm})))
-
-
 def iota(comp, code, shape, dimension):
     return Traced(comp.add(Instruction("iota", [], TensorType(code, tuple(shape), None),
                                        {"iota_dimension": dimension})))
@@ -287,6 +268,7 @@ class Traced:
     __slots__ = ("instr", "__weakref__")
     __array_priority__ = 200
     __array_ufunc__ = None
+    _explicit_layout = None      # read by xa.*_like (xarr/_creation.py)
 
     def __init__(self, instr):
         self.instr = instr
@@ -321,6 +303,15 @@ class Traced:
     @property
     def layout(self):
         return self.xla_shape.layout
+
+    @property
+    def flags(self):
+        """The Tensor.flags entries *_like and layout logic read (a traced value is dense
+        in its layout and not writable)."""
+        m2m = self.instr.type.m2m
+        n = self.ndim
+        return {"C_CONTIGUOUS": m2m is None, "F_CONTIGUOUS": n < 2 or
+                m2m == tuple(range(n)), "WRITEABLE": False, "OWNDATA": True}
 
     @property
     def T(self):
@@ -414,14 +405,21 @@ class Traced:
         return _np().astype(self, CODE_OF[as_dtype(dtype)])
 
     def reshape(self, *shape):
+        from xarr._ops import structural
+        from xarr._ops.layout import reshape_shape
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return reshape(_recorder_of(self), self, shape)
+        shape = reshape_shape(self.shape, shape)
+        return self if shape == self.shape else structural.reshape(self, shape)
 
     def transpose(self, *axes):
+        from xarr._ops import structural
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
             axes = axes[0]
-        return transpose(_recorder_of(self), self, axes or None)
+        n = self.ndim
+        perm = tuple(range(n - 1, -1, -1)) if not axes else \
+            tuple(operator.index(p) % n if n else operator.index(p) for p in axes)
+        return structural.transpose(self, perm)
 
     def copy(self):
         return copy(_recorder_of(self), self)

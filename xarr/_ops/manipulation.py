@@ -1,0 +1,382 @@
+"""NumPy's array-manipulation functions (``xa.*``), each built on the structural ops of
+xarr/_ops/structural.py, so they run eagerly, under ``xa.jit`` and in ``xa.lazy`` alike.
+NumPy's rules: negative axes count from the end, axis errors raise ``ValueError``
+(NumPy's AxisError is a ValueError) naming the function, the axis and the rank.
+"""
+
+import builtins
+import operator
+
+import numpy as np
+
+from xarr._ops import structural as S
+from xarr._ops.elementwise import _promote, _to_tensor_or_scalar
+
+
+def _arr(x):
+    return S.as_operand(x)
+
+
+def normalize_axis(axis, ndim, fn):
+    """``axis`` in [-ndim, ndim) as a non-negative int, else ValueError naming fn."""
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"xa.{fn}: axis must be an integer, got {axis!r}") from None
+    if not -ndim <= a < ndim:
+        raise ValueError(f"xa.{fn}: axis {a} is out of bounds for array of dimension {ndim}")
+    return a % ndim if ndim else a
+
+
+def _axes(axis, ndim, fn):
+    if isinstance(axis, (tuple, list)):
+        out = tuple(normalize_axis(a, ndim, fn) for a in axis)
+        if len(set(out)) != len(out):
+            raise ValueError(f"xa.{fn}: repeated axis in {tuple(axis)}")
+        return out
+    return (normalize_axis(axis, ndim, fn),)
+
+
+def ravel(x):
+    x = _arr(x)
+    return x.reshape((x.size,))
+
+
+def moveaxis(x, source, destination):
+    x = _arr(x)
+    n = x.ndim
+    src = _axes(source, n, "moveaxis")
+    dst = _axes(destination, n, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(f"xa.moveaxis: source {source} and destination {destination} must "
+                         f"have the same number of elements")
+    order = [a for a in range(n) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return S.transpose(x, tuple(order))
+
+
+def swapaxes(x, axis1, axis2):
+    x = _arr(x)
+    a, b = normalize_axis(axis1, x.ndim, "swapaxes"), normalize_axis(axis2, x.ndim, "swapaxes")
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return S.transpose(x, tuple(perm))
+
+
+def squeeze(x, axis=None):
+    x = _arr(x)
+    if axis is None:
+        dims = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        dims = _axes(axis, x.ndim, "squeeze")
+        for d in dims:
+            if x.shape[d] != 1:
+                raise ValueError(f"xa.squeeze: cannot select an axis to squeeze out which "
+                                 f"has size not equal to one (axis {d}, shape {x.shape})")
+    return S.squeeze(x, dims) if dims else x
+
+
+def expand_dims(x, axis):
+    x = _arr(x)
+    n = x.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    return S.expand_dims(x, _axes(axis, n, "expand_dims"))
+
+
+def _common(arrays, fn):
+    if not len(arrays):
+        raise ValueError(f"xa.{fn}: need at least one array")
+    vals = [_arr(a) for a in arrays]
+    dt = _promote([_to_tensor_or_scalar(v) for v in vals])
+    return [v if v.dtype == dt else v.astype(dt) for v in vals]
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    vals = _common(list(arrays), "concatenate")
+    if dtype is not None:
+        vals = [v.astype(dtype) for v in vals]
+    if axis is None:
+        vals = [ravel(v) for v in vals]
+        axis = 0
+    if any(v.ndim == 0 for v in vals):
+        raise ValueError("xa.concatenate: zero-dimensional arrays cannot be concatenated")
+    n = vals[0].ndim
+    for k, v in enumerate(vals):
+        if v.ndim != n:
+            raise ValueError(f"xa.concatenate: all the input arrays must have the same number "
+                             f"of dimensions; array 0 has {n} and array {k} has {v.ndim}")
+    ax = normalize_axis(axis, n, "concatenate")
+    for k, v in enumerate(vals):
+        for d in range(n):
+            if d != ax and v.shape[d] != vals[0].shape[d]:
+                raise ValueError(f"xa.concatenate: all the input array dimensions except for "
+                                 f"the concatenation axis must match exactly; array 0 has "
+                                 f"shape {vals[0].shape}, array {k} has {v.shape}")
+    return S.concatenate(vals, ax) if len(vals) > 1 else vals[0].copy()
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0):
+    vals = _common(list(arrays), "stack")
+    shape = vals[0].shape
+    for k, v in enumerate(vals):
+        if v.shape != shape:
+            raise ValueError(f"xa.stack: all input arrays must have the same shape; array 0 "
+                             f"has {shape}, array {k} has {v.shape}")
+    ax = normalize_axis(axis, len(shape) + 1, "stack")
+    return concatenate([S.expand_dims(v, (ax,)) for v in vals], ax)
+
+
+def hstack(arrays):
+    vals = [_atleast_1d(a) for a in arrays]
+    return concatenate(vals, 0 if vals and vals[0].ndim == 1 else 1)
+
+
+def vstack(arrays):
+    return concatenate([_atleast_2d(a) for a in arrays], 0)
+
+
+def _atleast_1d(x):
+    x = _arr(x)
+    return x.reshape((1,)) if x.ndim == 0 else x
+
+
+def _atleast_2d(x):
+    x = _arr(x)
+    return x.reshape((1,) * (2 - x.ndim) + tuple(x.shape)) if x.ndim < 2 else x
+
+
+def array_split(x, indices_or_sections, axis=0):
+    x = _arr(x)
+    ax = normalize_axis(axis, x.ndim, "array_split")
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise ValueError(f"xa.array_split: number of sections must be larger than 0, got "
+                             f"{k}")
+        q, r = divmod(n, k)
+        bounds = [0]
+        for i in range(k):
+            bounds.append(bounds[-1] + q + (1 if i < r else 0))
+    else:
+        bounds = [0] + [min(max(operator.index(i) if i >= 0 else n + i, 0), n)
+                        for i in indices_or_sections] + [n]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        hi = max(hi, lo)
+        start = [0] * x.ndim
+        limit = list(x.shape)
+        start[ax], limit[ax] = min(lo, n), min(hi, n)
+        out.append(S.slice(x, start, limit))
+    return out
+
+
+def split(x, indices_or_sections, axis=0):
+    x = _arr(x)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        ax = normalize_axis(axis, x.ndim, "split")
+        if int(indices_or_sections) <= 0 or x.shape[ax] % int(indices_or_sections):
+            raise ValueError(f"xa.split: array split does not result in an equal division "
+                             f"({x.shape[ax]} into {indices_or_sections})")
+    return array_split(x, indices_or_sections, axis)
+
+
+def flip(x, axis=None):
+    x = _arr(x)
+    dims = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
+    return S.rev(x, dims)
+
+
+def roll(x, shift, axis=None):
+    x = _arr(x)
+    if axis is None:
+        return roll(ravel(x), shift, 0).reshape(x.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"xa.roll: shift {shift} and axis {axis} must have the same length")
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim, "roll")
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s = operator.index(s) % n
+        if s == 0:
+            continue
+        head = split_at(x, a, n - s)
+        x = S.concatenate([head[1], head[0]], a)
+    return x
+
+
+def split_at(x, axis, at):
+    """(x[..., :at, ...], x[..., at:, ...]) along ``axis``."""
+    start, limit = [0] * x.ndim, list(x.shape)
+    limit[axis] = at
+    first = S.slice(x, start, limit)
+    start[axis], limit[axis] = at, x.shape[axis]
+    return first, S.slice(x, start, list(limit))
+
+
+def tile(x, reps):
+    x = _arr(x)
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    reps = tuple(operator.index(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"xa.tile: negative repetitions {reps}")
+    n = max(len(reps), x.ndim)
+    reps = (1,) * (n - len(reps)) + reps
+    x = x.reshape((1,) * (n - x.ndim) + tuple(x.shape))
+    for a, r in enumerate(reps):
+        if r != 1:
+            x = concatenate([x] * r, a) if r > 0 else _empty_along(x, a)
+    return x
+
+
+def _empty_along(x, a):
+    limit = list(x.shape)
+    limit[a] = 0
+    return S.slice(x, [0] * x.ndim, limit)
+
+
+def repeat(x, repeats, axis=None):
+    """Repeats each element ``repeats`` times (an integer; per-element counts arrive with
+    the gather kernels)."""
+    x = _arr(x)
+    if axis is None:
+        x = ravel(x)
+        axis = 0
+    a = normalize_axis(axis, x.ndim, "repeat")
+    try:
+        r = operator.index(repeats)
+    except TypeError:
+        raise NotImplementedError("xa.repeat: per-element repeat counts need the gather "
+                                  "kernel (issue 4, advanced indexing); pass one integer")
+    if r < 0:
+        raise ValueError(f"xa.repeat: negative repeats {r}")
+    from xarr import lax
+    shape = list(x.shape)
+    expanded = S.expand_dims(x, (a + 1,))
+    target = shape[:a + 1] + [r] + shape[a + 1:]
+    b = lax.broadcast_in_dim(expanded, tuple(target), tuple(range(len(target))))
+    shape[a] *= r
+    return b.reshape(tuple(shape)) if b.size else _empty_along(x, a).reshape(tuple(shape))
+
+
+def pad(x, pad_width, mode="constant", constant_values=0):
+    """NumPy's pad for modes constant, edge, reflect and wrap."""
+    x = _arr(x)
+    n = x.ndim
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
+                         if np.ndim(pad_width) else np.asarray([[pad_width] * 2]),
+                         (n, 2)).tolist()
+    if any(lo < 0 or hi < 0 for lo, hi in pw):
+        raise ValueError(f"xa.pad: index can't contain negative values, got {pad_width}")
+    if mode == "constant":
+        return S.pad(x, _scalar_of(constant_values, x), [(lo, hi, 0) for lo, hi in pw])
+    if mode not in ("edge", "reflect", "wrap"):
+        raise ValueError(f"xa.pad: mode {mode!r} is not supported (constant, edge, reflect, "
+                         f"wrap)")
+    for a, (lo, hi) in enumerate(pw):
+        if lo == 0 and hi == 0:
+            continue
+        size = x.shape[a]
+        if size == 0:
+            raise ValueError(f"xa.pad: can't extend empty axis {a} using mode {mode!r}")
+        parts = []
+        if lo:
+            parts.append(_pad_piece(x, a, lo, mode, before=True))
+        parts.append(x)
+        if hi:
+            parts.append(_pad_piece(x, a, hi, mode, before=False))
+        x = S.concatenate(parts, a)
+    return x
+
+
+def _scalar_of(v, x):
+    from xarr import _tensor
+    from xarr._dtypes import CODE_OF
+    if isinstance(v, (builtins.int, builtins.float, builtins.bool, builtins.complex)):
+        return _tensor.scalar_tensor(v, CODE_OF[x.dtype])
+    return _arr(v).astype(x.dtype).reshape(())
+
+
+def _take_range(x, a, idx):
+    """x's slices at the integer positions idx along axis a, concatenated in order
+    (idx is a run of consecutive or reversed positions)."""
+    pieces = []
+    for i in idx:
+        start, limit = [0] * x.ndim, list(x.shape)
+        start[a], limit[a] = i, i + 1
+        pieces.append(S.slice(x, start, limit))
+    return S.concatenate(pieces, a) if len(pieces) > 1 else pieces[0]
+
+
+def _pad_piece(x, a, count, mode, before):
+    size = x.shape[a]
+    if mode == "edge":
+        edge = _take_range(x, a, [0 if before else size - 1])
+        shape = list(x.shape)
+        shape[a] = count
+        from xarr import lax
+        return lax.broadcast_in_dim(edge, tuple(shape), tuple(range(x.ndim))).copy()
+    if mode == "wrap":
+        idx = [(i % size) for i in range(-count, 0)] if before else \
+            [(i % size) for i in range(count)]
+        return _gather_runs(x, a, idx)
+    # reflect (no edge repeat): positions mirror around the edges with period 2*(size-1)
+    period = 2 * (size - 1)
+
+    def mirror(i):
+        if period == 0:
+            return 0
+        i %= period
+        return i if i < size else period - i
+    idx = [mirror(-i) for i in range(count, 0, -1)] if before else \
+        [mirror(size - 1 + i) for i in range(1, count + 1)]
+    return _gather_runs(x, a, idx)
+
+
+def _gather_runs(x, a, idx):
+    """x along axis a at positions idx, taken as maximal runs of +1 / -1 steps (slices
+    and reversed slices), so the copy is a few strided blocks, not one per element."""
+    pieces = []
+    k = 0
+    while k < len(idx):
+        j = k
+        step = 0
+        if k + 1 < len(idx) and idx[k + 1] - idx[k] in (1, -1):
+            step = idx[k + 1] - idx[k]
+            while j + 1 < len(idx) and idx[j + 1] - idx[j] == step:
+                j += 1
+        lo, hi = min(idx[k], idx[j]), max(idx[k], idx[j]) + 1
+        start, limit = [0] * x.ndim, list(x.shape)
+        start[a], limit[a] = lo, hi
+        piece = S.slice(x, start, limit)
+        if step == -1:
+            piece = S.rev(piece, (a,))
+        pieces.append(piece)
+        k = j + 1
+    return S.concatenate(pieces, a) if len(pieces) > 1 else pieces[0]
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| elementwise (NumPy's rule), infinities equal only to
+    themselves, NaN equal to NaN with equal_nan."""
+    from xarr import _ops
+    import xarr as xa
+    a, b = _arr(a), _arr(b)
+    dt = _promote([_to_tensor_or_scalar(a), _to_tensor_or_scalar(b)])
+    if dt.kind not in "fc":
+        dt = np.dtype(np.float64)
+    a, b = a.astype(dt), b.astype(dt)
+    finite = xa.logical_and(xa.isfinite(a), xa.isfinite(b))
+    close = xa.less_equal(xa.absolute(a - b), atol + rtol * xa.absolute(b))
+    res = xa.where(finite, close, xa.equal(a, b))
+    if equal_nan:
+        res = xa.logical_or(res, xa.logical_and(xa.isnan(a), xa.isnan(b)))
+    return res

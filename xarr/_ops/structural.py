@@ -1,0 +1,502 @@
+"""Structural operations (seed 004): one definition per op - a pure shape rule, an eager
+implementation over tensors, and its HLO attributes - from which ``xa.lax.*``, the
+NumPy frontend, the lazy graph's instruction and its executable step all derive.
+
+``apply(name, operands, **attrs)`` checks the rule (raising with the op, the argument and
+the values), then either runs ``impl`` or, when a graph is recording, records one
+instruction whose executable step calls the same ``impl``.
+
+Worked examples (seed 004):
+* ``slice(f32[4,6], (1, 0), (3, 6), (1, 2))`` -> ``f32[2,3]``, a view;
+* ``pad(f32[2,3], 0, [(1, -1, 1), (0, 0, 2)])`` -> dim 0: 1 + 2 + 1 interior - 1 = 3,
+  dim 1: 3 + 2*2 = 7 -> ``f32[3,7]``;
+* ``dynamic_slice(f32[5], (4,), (2,))`` clamps the start to 3 -> elements 3, 4;
+* ``reshape(f32[2,3,2], (3, 4), dimensions=(2, 1, 0))`` transposes to [2,3,2] order
+  (2, 1, 0) first, then reshapes row-major.
+"""
+
+import builtins
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES, as_dtype
+from xarr._graph import trace as _trace
+from xarr._graph.ir import ATTR_TEXT, Instruction, TensorType
+from xarr._graph.trace import Traced, recorder
+from xarr._tensor import Tensor
+
+
+@dataclass(frozen=True)
+class StructuralOp:
+    """name: the graph op (HLO opcode with '-' for '_'); rule(types, **attrs) -> result
+    TensorType; impl(*tensors, **attrs) -> Tensor; view: impl may return a view of an
+    operand (the graph copies such results before returning them to the caller);
+    text(attrs) -> the HLO attribute strings."""
+
+    name: str
+    rule: object
+    impl: object
+    view: bool = False
+    text: object = field(default=None)
+
+
+STRUCTURAL = {}
+
+
+def defop(name, rule, impl, view=False, text=None):
+    STRUCTURAL[name] = StructuralOp(name, rule, impl, view, text)
+    if text is not None:
+        ATTR_TEXT[name] = text
+
+
+def _type_of(x, where):
+    if type(x) is Traced:
+        return x.instr.type
+    if isinstance(x, Tensor):
+        return TensorType(CODE_OF[x.dtype], tuple(x.shape), None)
+    raise TypeError(f"{where}: expected a tensor, got {type(x).__name__}")
+
+
+def as_operand(x):
+    if isinstance(x, (Tensor, Traced)):
+        return x
+    from xarr._creation import asarray
+    return asarray(x)
+
+
+def apply(name, operands, **attrs):
+    """Runs or records structural op ``name`` (see the module docstring)."""
+    op = STRUCTURAL[name]
+    operands = [as_operand(x) for x in operands]
+    rtype = op.rule([_type_of(x, f"lax.{name}") for x in operands], **attrs)
+    rec = recorder(operands)
+    if rec is None:
+        return op.impl(*[_tensor.strided(x) for x in operands], **attrs)
+    ins = [_trace.instr_of(rec, x, f"lax.{name}") for x in operands]
+    return Traced(rec.add(Instruction(name, ins, rtype, dict(attrs))))
+
+
+def _ints(values, what, op):
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(f"lax.{op}: {what} must be integers, got {values!r}") from None
+
+
+def _dims_text(name, dims):
+    return [f"{name}={{{','.join(map(str, dims))}}}"]
+
+
+# ------------------------------------------------------------------------ transpose
+def _transpose_rule(types, permutation):
+    (t,) = types
+    n = len(t.dims)
+    if sorted(permutation) != list(range(n)):
+        raise ValueError(f"lax.transpose: permutation {permutation} is not a permutation of "
+                         f"0..{n - 1} for shape {t.dims}")
+    return TensorType(t.code, tuple(t.dims[p] for p in permutation), None)
+
+
+def _transpose_impl(x, permutation):
+    return x.transpose(permutation)
+
+
+defop("transpose", _transpose_rule, _transpose_impl, view=True,
+      text=lambda a: _dims_text("dimensions", a["permutation"]))
+
+
+def transpose(operand, permutation):
+    """Transpose: result dim i is operand dim permutation[i] (a view)."""
+    return apply("transpose", [operand], permutation=_ints(permutation, "permutation",
+                                                               "transpose"))
+
+
+# ------------------------------------------------------------------------ reshape
+def _reshape_rule(types, new_sizes, dimensions):
+    (t,) = types
+    n = len(t.dims)
+    if dimensions is not None and sorted(dimensions) != list(range(n)):
+        raise ValueError(f"lax.reshape: dimensions {dimensions} must be a permutation of "
+                         f"0..{n - 1} for shape {t.dims}")
+    size = int(np.prod(t.dims, dtype=np.int64)) if t.dims else 1
+    new = int(np.prod(new_sizes, dtype=np.int64)) if new_sizes else 1
+    if any(d < 0 for d in new_sizes) or new != size:
+        raise ValueError(f"lax.reshape: cannot reshape {XLA_NAMES[t.code]}{list(t.dims)} "
+                         f"(size {size}) into {list(new_sizes)} (size {new})")
+    return TensorType(t.code, tuple(new_sizes), None)
+
+
+def _reshape_impl(x, new_sizes, dimensions):
+    if dimensions is not None and tuple(dimensions) != tuple(range(x.ndim)):
+        x = x.transpose(dimensions)
+    return x.reshape(new_sizes)
+
+
+defop("reshape", _reshape_rule, _reshape_impl, view=True)
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """Reshape (seed 004): with ``dimensions``, the operand's dims are first taken in that
+    order (a transpose), then the elements are laid out row-major into ``new_sizes``."""
+    new_sizes = _ints(new_sizes, "new_sizes", "reshape")
+    dims = None if dimensions is None else _ints(dimensions, "dimensions", "reshape")
+    return apply("reshape", [operand], new_sizes=new_sizes, dimensions=dims)
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """Collapse: merges consecutive dims into one. jax form ``collapse(x, start, stop)``
+    (stop exclusive) or the seed's ``collapse(x, dims)`` with dims consecutive and in
+    order (``collapse(f32[2,3,4], (1, 2))`` -> f32[2,12])."""
+    operand = as_operand(operand)
+    shape = tuple(operand.shape)
+    if stop_dimension is None:
+        dims = _ints(start_dimension, "dimensions", "collapse")
+        if not dims or any(dims[i] + 1 != dims[i + 1] for i in range(len(dims) - 1)):
+            raise ValueError(f"lax.collapse: dimensions {dims} must be consecutive and in "
+                             f"increasing order")
+        start, stop = dims[0], dims[-1] + 1
+    else:
+        start, stop = operator.index(start_dimension), operator.index(stop_dimension)
+    if not 0 <= start <= stop <= len(shape):
+        raise ValueError(f"lax.collapse: dims [{start}, {stop}) out of range for shape "
+                         f"{shape}")
+    merged = int(np.prod(shape[start:stop], dtype=np.int64))
+    return reshape(operand, shape[:start] + (merged,) + shape[stop:])
+
+
+# ------------------------------------------------------------------------ rev
+def _rev_rule(types, dimensions):
+    (t,) = types
+    if any(not 0 <= d < len(t.dims) for d in dimensions) or \
+            len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"lax.rev: dimensions {dimensions} must be distinct dims of shape "
+                         f"{t.dims}")
+    return TensorType(t.code, t.dims, None)
+
+
+def _rev_impl(x, dimensions):
+    key = tuple(builtins.slice(None, None, -1) if d in dimensions else builtins.slice(None)
+                for d in range(x.ndim))
+    return x[key] if key else x
+
+
+defop("rev", _rev_rule, _rev_impl, view=True,
+      text=lambda a: _dims_text("dimensions", a["dimensions"]))
+
+
+def rev(operand, dimensions):
+    """Rev: reverses the order of elements along ``dimensions`` (a view)."""
+    return apply("rev", [operand], dimensions=_ints(dimensions, "dimensions", "rev"))
+
+
+# ------------------------------------------------------------------------ slice
+def _slice_rule(types, start_indices, limit_indices, strides):
+    (t,) = types
+    n = len(t.dims)
+    if not len(start_indices) == len(limit_indices) == len(strides) == n:
+        raise ValueError(f"lax.slice: start_indices {start_indices}, limit_indices "
+                         f"{limit_indices} and strides {strides} need {n} entries for shape "
+                         f"{t.dims}")
+    out = []
+    for d, (lo, hi, st, size) in enumerate(zip(start_indices, limit_indices, strides, t.dims)):
+        if st < 1:
+            raise ValueError(f"lax.slice: strides {strides} must be positive")
+        if not 0 <= lo <= hi <= size:
+            raise ValueError(f"lax.slice: dim {d}: need 0 <= start {lo} <= limit {hi} <= "
+                             f"size {size} (shape {t.dims})")
+        out.append((hi - lo + st - 1) // st)
+    return TensorType(t.code, tuple(out), None)
+
+
+def _slice_impl(x, start_indices, limit_indices, strides):
+    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st in
+                   zip(start_indices, limit_indices, strides))] if x.ndim else x
+
+
+def _slice_text(a):
+    parts = []
+    for lo, hi, st in zip(a["start_indices"], a["limit_indices"], a["strides"]):
+        parts.append(f"[{lo}:{hi}{'' if st == 1 else ':' + str(st)}]")
+    return ["slice={" + ", ".join(parts) + "}"]
+
+
+defop("slice", _slice_rule, _slice_impl, view=True, text=_slice_text)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """Slice: elements start..limit (exclusive) with ``strides`` per dim (a view)."""
+    start = _ints(start_indices, "start_indices", "slice")
+    limit = _ints(limit_indices, "limit_indices", "slice")
+    st = _ints(strides, "strides", "slice") if strides is not None else (1,) * len(start)
+    return apply("slice", [operand], start_indices=start, limit_indices=limit, strides=st)
+
+
+# ------------------------------------------------------------------------ dynamic slice
+def _clamped_starts(starts, sizes, dims):
+    """The seed's rule: each start is clamped to [0, dim - size]."""
+    return tuple(min(max(int(s), 0), d - z) for s, z, d in zip(starts, sizes, dims))
+
+
+def _index_types(types, n, op):
+    for k, it in enumerate(types):
+        if it.dims != () or it.code not in (1, 2, 3, 4, 5, 6, 7, 8):
+            raise TypeError(f"lax.{op}: start index {k} must be an integer scalar, got "
+                            f"{XLA_NAMES[it.code]}{list(it.dims)}")
+    if len(types) != n:
+        raise ValueError(f"lax.{op}: needs {n} start indices (one per dim), got "
+                         f"{len(types)}")
+
+
+def _dynamic_slice_rule(types, slice_sizes):
+    t = types[0]
+    _index_types(types[1:], len(t.dims), "dynamic_slice")
+    if len(slice_sizes) != len(t.dims) or any(not 0 <= z <= d for z, d in
+                                               zip(slice_sizes, t.dims)):
+        raise ValueError(f"lax.dynamic_slice: slice_sizes {slice_sizes} must have one entry "
+                         f"per dim with 0 <= size <= dim (shape {t.dims})")
+    return TensorType(t.code, tuple(slice_sizes), None)
+
+
+def _dynamic_slice_impl(x, *starts, slice_sizes):
+    lo = _clamped_starts([s.item() for s in starts], slice_sizes, x.shape)
+    return x[tuple(builtins.slice(a, a + z) for a, z in zip(lo, slice_sizes))] if x.ndim else x
+
+
+defop("dynamic_slice", _dynamic_slice_rule, _dynamic_slice_impl, view=True,
+      text=lambda a: _dims_text("dynamic_slice_sizes", a["slice_sizes"]))
+
+
+def _index_operands(start_indices):
+    out = []
+    for s in start_indices:
+        if isinstance(s, (Tensor, Traced)):
+            out.append(s)
+        else:
+            out.append(_tensor.scalar_tensor(operator.index(s), 3))
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """DynamicSlice: a ``slice_sizes`` block at run-time ``start_indices``, each start
+    clamped to [0, dim - size] so the block is always in bounds (seed 004)."""
+    sizes = _ints(slice_sizes, "slice_sizes", "dynamic_slice")
+    return apply("dynamic_slice", [operand] + _index_operands(start_indices),
+                 slice_sizes=sizes)
+
+
+def _dus_rule(types):
+    t, u = types[0], types[1]
+    if u.code != t.code or len(u.dims) != len(t.dims) or \
+            any(a > b for a, b in zip(u.dims, t.dims)):
+        raise ValueError(f"lax.dynamic_update_slice: update {XLA_NAMES[u.code]}"
+                         f"{list(u.dims)} must have the operand's type and rank and fit in "
+                         f"{XLA_NAMES[t.code]}{list(t.dims)}")
+    _index_types(types[2:], len(t.dims), "dynamic_update_slice")
+    return TensorType(t.code, t.dims, None)
+
+
+def _dus_impl(x, update, *starts):
+    out = x.copy()
+    lo = _clamped_starts([s.item() for s in starts], update.shape, x.shape)
+    if out.ndim:
+        out[tuple(builtins.slice(a, a + z) for a, z in zip(lo, update.shape))] = update
+    else:
+        out[...] = update
+    return out
+
+
+defop("dynamic_update_slice", _dus_rule, _dus_impl)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """DynamicUpdateSlice: a copy of operand with ``update`` written at the run-time start,
+    clamped like DynamicSlice so it fits."""
+    return apply("dynamic_update_slice", [operand, update] + _index_operands(start_indices))
+
+
+# ------------------------------------------------------------------------ pad
+def _pad_rule(types, padding_config):
+    t, v = types
+    if v.dims != () or v.code != t.code:
+        raise TypeError(f"lax.pad: padding_value must be a {XLA_NAMES[t.code]} scalar, got "
+                        f"{XLA_NAMES[v.code]}{list(v.dims)}")
+    if len(padding_config) != len(t.dims):
+        raise ValueError(f"lax.pad: padding_config {padding_config} needs one (low, high, "
+                         f"interior) per dim of {t.dims}")
+    out = []
+    for d, ((lo, hi, interior), size) in enumerate(zip(padding_config, t.dims)):
+        if interior < 0:
+            raise ValueError(f"lax.pad: interior padding must be non-negative, got "
+                             f"{interior} for dim {d}")
+        n = lo + hi + size + max(size - 1, 0) * interior
+        if n < 0:
+            raise ValueError(f"lax.pad: dim {d} of size {size} with padding {(lo, hi, interior)} "
+                             f"has negative size {n}")
+        out.append(n)
+    return TensorType(t.code, tuple(out), None)
+
+
+def _pad_impl(x, value, padding_config):
+    shape = []
+    for (lo, hi, interior), size in zip(padding_config, x.shape):
+        shape.append(lo + hi + size + max(size - 1, 0) * interior)
+    out = _tensor.empty(tuple(shape), CODE_OF[x.dtype])
+    if out.size:
+        _tensor.convert_into(out, value)
+    # Destination positions of source element i along a dim: lo + i * (interior + 1);
+    # negative low/high padding crops the source.
+    src_key, dst_key = [], []
+    for (lo, hi, interior), size, n in zip(padding_config, x.shape, shape):
+        step = interior + 1
+        first = 0 if lo >= 0 else (-lo + step - 1) // step
+        last = size - 1
+        while last >= first and lo + last * step >= n:
+            last -= 1
+        if last < first:
+            return out
+        src_key.append(builtins.slice(first, last + 1))
+        dst_key.append(builtins.slice(lo + first * step, lo + last * step + 1, step))
+    if x.ndim == 0:
+        return out
+    dst = out[tuple(dst_key)]
+    _tensor.convert_into(dst, x[tuple(src_key)])
+    return out
+
+
+def _pad_text(a):
+    return ["padding=" + "x".join(f"{lo}_{hi}" + (f"_{i}" if i else "")
+                                  for lo, hi, i in a["padding_config"])]
+
+
+defop("pad", _pad_rule, _pad_impl, text=_pad_text)
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad (seed 004): per dim (low, high, interior); negative low/high crop, interior
+    inserts padding between elements (must be >= 0)."""
+    operand = as_operand(operand)
+    cfg = tuple(_ints(c, "padding_config entries", "pad") for c in padding_config)
+    if any(len(c) != 3 for c in cfg):
+        raise ValueError(f"lax.pad: each padding_config entry is (low, high, interior), got "
+                         f"{padding_config}")
+    if not isinstance(padding_value, (Tensor, Traced)):
+        padding_value = _tensor.scalar_tensor(padding_value, CODE_OF[operand.dtype])
+    return apply("pad", [operand, padding_value], padding_config=cfg)
+
+
+# ------------------------------------------------------------------------ concatenate
+def _concat_rule(types, dimension):
+    t0 = types[0]
+    n = len(t0.dims)
+    if not 0 <= dimension < n:
+        raise ValueError(f"lax.concatenate: dimension {dimension} out of range for rank {n}")
+    total = 0
+    for k, t in enumerate(types):
+        if t.code != t0.code or len(t.dims) != n or any(
+                a != b for i, (a, b) in enumerate(zip(t.dims, t0.dims)) if i != dimension):
+            raise ValueError(f"lax.concatenate: operand {k} is {XLA_NAMES[t.code]}"
+                             f"{list(t.dims)}, operand 0 is {XLA_NAMES[t0.code]}"
+                             f"{list(t0.dims)}; all must match except in dim {dimension}")
+        total += t.dims[dimension]
+    dims = list(t0.dims)
+    dims[dimension] = total
+    return TensorType(t0.code, tuple(dims), None)
+
+
+def _concat_impl(*xs, dimension):
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    out = _tensor.empty(tuple(shape), CODE_OF[xs[0].dtype])
+    at = 0
+    for x in xs:
+        n = x.shape[dimension]
+        if n and x.size:
+            key = [builtins.slice(None)] * len(shape)
+            key[dimension] = builtins.slice(at, at + n)
+            _tensor.convert_into(out[tuple(key)], x)
+        at += n
+    return out
+
+
+defop("concatenate", _concat_rule, _concat_impl,
+      text=lambda a: _dims_text("dimensions", (a["dimension"],)))
+
+
+def concatenate(operands, dimension):
+    """Concatenate along ``dimension`` (same type, equal other dims)."""
+    if not operands:
+        raise ValueError("lax.concatenate: needs at least one operand")
+    return apply("concatenate", list(operands), dimension=operator.index(dimension))
+
+
+# ------------------------------------------------------------------------ squeeze / expand
+def squeeze(array, dimensions):
+    """Removes the given size-1 dims."""
+    array = as_operand(array)
+    shape = tuple(array.shape)
+    dims = tuple(d % len(shape) if shape else d
+                 for d in _ints(dimensions, "dimensions", "squeeze"))
+    for d in dims:
+        if not 0 <= d < len(shape) or shape[d] != 1:
+            raise ValueError(f"lax.squeeze: dimension {d} of shape {shape} is not of size 1")
+    return reshape(array, tuple(s for i, s in enumerate(shape) if i not in dims))
+
+
+def expand_dims(array, dimensions):
+    """Inserts size-1 dims at ``dimensions`` (positions in the result)."""
+    array = as_operand(array)
+    shape = list(array.shape)
+    n = len(shape) + len(tuple(dimensions))
+    dims = sorted(d % n for d in _ints(dimensions, "dimensions", "expand_dims"))
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"lax.expand_dims: repeated dimensions {tuple(dimensions)}")
+    for d in dims:
+        shape.insert(d, 1)
+    return reshape(array, tuple(shape))
+
+
+# ------------------------------------------------------------------------ bitcast
+def _bitcast_rule(types, new_code):
+    (t,) = types
+    a, b = _tensor_itemsize(t.code), _tensor_itemsize(new_code)
+    if a == b:
+        return TensorType(new_code, t.dims, None)
+    if a > b:
+        if a % b:
+            raise ValueError(f"lax.bitcast_convert_type: {XLA_NAMES[t.code]} -> "
+                             f"{XLA_NAMES[new_code]}: widths {a} and {b} bytes do not divide")
+        return TensorType(new_code, t.dims + (a // b,), None)
+    if b % a or not t.dims or t.dims[-1] != b // a:
+        raise ValueError(f"lax.bitcast_convert_type: {XLA_NAMES[t.code]}{list(t.dims)} -> "
+                         f"{XLA_NAMES[new_code]} needs a last dim of size {b // a} (seed: "
+                         f"the narrower type's last dim folds into the wider element)")
+    return TensorType(new_code, t.dims[:-1], None)
+
+
+def _tensor_itemsize(code):
+    return DTYPES[code].itemsize
+
+
+def _bitcast_impl(x, new_code):
+    src = x if x.flags["C_CONTIGUOUS"] else _tensor.copy_dense(x)
+    arr = np.asarray(src)
+    out = arr.view(DTYPES[new_code])
+    a, b = arr.dtype.itemsize, DTYPES[new_code].itemsize
+    if a > b:
+        out = out.reshape(arr.shape + (a // b,))
+    elif a < b:
+        out = out.reshape(arr.shape[:-1])
+    return _tensor.wrap_numpy(out)
+
+
+defop("bitcast_convert", _bitcast_rule, _bitcast_impl, view=True)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """BitcastConvertType: reinterprets the bits. Same width keeps the shape; a narrower
+    type appends a dim of size (old width / new width); a wider type consumes a last dim
+    of size (new width / old width) (seed 004, ~line 200)."""
+    return apply("bitcast_convert", [operand], new_code=CODE_OF[as_dtype(new_dtype)])
