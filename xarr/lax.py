@@ -217,3 +217,63 @@ def __getattr__(name):
     if name == "tuple":
         return tuple_
     raise AttributeError(f"module 'xarr.lax' has no attribute {name!r}")
+
+
+# ------------------------------------------------------------------------ reduce_precision
+_FLOAT_FORMAT = {np.dtype(np.float16): (10, 5, np.uint16),
+                 np.dtype(np.float32): (23, 8, np.uint32),
+                 np.dtype(np.float64): (52, 11, np.uint64)}
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """ReducePrecision (seed 004): rounds to ``mantissa_bits`` (ties to even) and clamps
+    values outside an ``exponent_bits`` range to +-inf (values below its normal range
+    flush to signed zero); NaN stays NaN. Built from elementwise bit operations on the
+    bit pattern, so it fuses under xa.jit.
+
+    ``reduce_precision(f32 1.00048828125, exponent_bits=5, mantissa_bits=10) == 1.0``
+    (f16's rounding: the tie goes to the even mantissa)."""
+    from xarr._dtypes import DTYPES as _DT
+    if not isinstance(operand, (Tensor, Traced)):
+        from xarr._creation import asarray
+        operand = asarray(operand)
+    exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if exponent_bits < 1 or mantissa_bits < 0:
+        raise ValueError(f"lax.reduce_precision: needs exponent_bits >= 1 and mantissa_bits "
+                         f">= 0, got {exponent_bits} and {mantissa_bits}")
+    dt = operand.dtype
+    if dt == _DT[10]:   # bfloat16: its own format, 7 mantissa bits and 8 exponent bits
+        fmt = (7, 8, np.uint16)
+    elif dt in _FLOAT_FORMAT:
+        fmt = _FLOAT_FORMAT[dt]
+    else:
+        raise TypeError(f"lax.reduce_precision: needs a floating-point operand, got {dt}")
+    m_src, e_src, uint = fmt
+    nbits = 8 * np.dtype(uint).itemsize
+    bits = bitcast_convert_type(operand, uint)
+    u = lambda v: uint(v)  # noqa: E731  (scalars of the bit pattern's type)
+    if mantissa_bits < m_src:
+        drop = m_src - mantissa_bits
+        last_bit = 1 << drop
+        bias = lax_apply("add", lax_apply("shift_right_logical",
+                                          lax_apply("and", bits, u(last_bit)), u(drop)),
+                         u((last_bit >> 1) - 1))
+        keep = u(((1 << nbits) - 1) ^ (last_bit - 1))
+        bits = lax_apply("and", lax_apply("add", bits, bias), keep)
+    if exponent_bits < e_src:
+        sign_mask = u(1 << (nbits - 1))
+        exp_mask = u(((1 << e_src) - 1) << m_src)
+        bias_src = (1 << (e_src - 1)) - 1
+        bias_dst = (1 << (exponent_bits - 1)) - 1
+        exponent = lax_apply("and", bits, exp_mask)
+        overflow = lax_apply("gt", exponent, u((bias_src + bias_dst) << m_src))
+        underflow = lax_apply("le", exponent, u((bias_src - bias_dst) << m_src))
+        signed_zero = lax_apply("and", bits, sign_mask)
+        signed_inf = lax_apply("or", signed_zero, exp_mask)
+        bits = lax_apply("select", overflow, signed_inf,
+                         lax_apply("select", underflow, signed_zero, bits))
+    result = bitcast_convert_type(bits, dt)
+    return lax_apply("select", lax_apply("is_nan", operand), operand, result)
+
+
+__all__ += ["reduce_precision"]
