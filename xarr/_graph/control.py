@@ -45,6 +45,30 @@ def _concrete(x):
     return x.concrete() if type(x) is Traced else x
 
 
+def _fresh(out, inputs):
+    """An eager result with every leaf that IS one of ``inputs`` copied (as the compiled
+    path does: a branch or loop that passes an operand through must not hand the caller
+    its own buffer back)."""
+    ids = {id(x) for x in inputs}
+    leaves = []
+    struct = flatten(out, leaves)
+    if not any(id(x) in ids for x in leaves):
+        return out
+    return unflatten(struct, iter([x.copy() if id(x) in ids else x for x in leaves]))
+
+
+def _check_loop_state(where, struct, types, val):
+    """Eagerly, body_fun must keep the loop state's structure, dtypes and shapes (the
+    check the traced path makes)."""
+    leaves = []
+    s = flatten(val, leaves)
+    got = [(np.dtype(getattr(x, "dtype", np.asarray(x).dtype)), tuple(np.shape(x)))
+           for x in leaves]
+    if s != struct or got != types:
+        raise TypeError(f"{where}: body_fun returns {got}, the loop state is {types}; they "
+                        f"must match (structure, dtypes and shapes)")
+
+
 def trace_sub(parent, fn, types, prefix, where, struct=None):
     """Traces fn on parameters of ``types`` into a child computation of ``parent``.
     Returns (computation, output structure, output instructions' types)."""
@@ -128,7 +152,7 @@ def call(fn, *operands):
     vals = [_as_value(x, "lax.call") for x in operands]
     comp = _traced_comp(vals)
     if comp is None:
-        return fn(*vals)
+        return _fresh(fn(*vals), list(operands) + vals)
     types = [instr_of(comp, v, "lax.call").type for v in vals]
     sub, struct, out_types = trace_sub(comp, fn, types, "called_computation", "lax.call")
     ins = [instr_of(comp, v, "lax.call") for v in vals] + sub.captures
@@ -176,7 +200,7 @@ def cond(pred, true_fun, false_fun=None, *operands):
             b = branches[v] if 0 <= v < len(branches) else branches[-1]
         else:
             b = branches[0] if v else branches[1]
-        return b(*unflatten(struct, iter(vals)))
+        return _fresh(b(*unflatten(struct, iter(vals))), leaves + vals)
     types = [instr_of(comp, v, "lax.cond").type for v in vals]
     subs, out_struct, out_types = [], None, None
     for k, b in enumerate(branches):
@@ -234,6 +258,7 @@ def while_loop(cond_fun, body_fun, init_val):
     comp = _traced_comp(vals)
     if comp is None:
         val = unflatten(struct, iter(vals))
+        types = [(np.dtype(v.dtype), tuple(v.shape)) for v in vals]
         while True:
             c = cond_fun(val)
             if _as_value(c, "lax.while_loop").dtype != np.bool_ or tuple(np.shape(c)) != ():
@@ -241,8 +266,9 @@ def while_loop(cond_fun, body_fun, init_val):
                                 f"{getattr(c, 'dtype', type(c).__name__)}"
                                 f"{list(np.shape(c))}")
             if not bool(c):
-                return val
+                return _fresh(val, leaves + vals)
             val = body_fun(val)
+            _check_loop_state("lax.while_loop", struct, types, val)
     types = [instr_of(comp, v, "lax.while_loop").type for v in vals]
     types = [TensorType(t.code, t.dims, None) for t in types]
     csub, cstruct, ctypes_ = trace_sub(comp, cond_fun, types, "while_condition",
@@ -272,11 +298,16 @@ def fori_loop(lower, upper, body_fun, init_val):
     leaves = []
     flatten(init_val, leaves)
     if _traced_comp([lo_v, hi_v] + [x for x in leaves if type(x) is Traced]) is None:
+        # the counter is an int32 tensor, as under xa.jit (so promotion agrees)
         val = init_val
         from xarr._creation import asarray
+        struct = flatten(init_val, [])
+        types = [(np.dtype(getattr(x, "dtype", np.asarray(x).dtype)), tuple(np.shape(x)))
+                 for x in leaves]
         for i in range(int(_concrete(lo_v).item()), int(_concrete(hi_v).item())):
-            val = body_fun(asarray(np.int32(i)) if isinstance(lower, Tensor) else i, val)
-        return val
+            val = body_fun(asarray(np.int32(i)), val)
+            _check_loop_state("lax.fori_loop", struct, types, val)
+        return _fresh(val, leaves)
     from xarr import lax
     lo = lo_v.astype(np.int32) if lo_v.dtype != np.int32 else lo_v
     hi = hi_v.astype(np.int32) if hi_v.dtype != np.int32 else hi_v
@@ -347,12 +378,12 @@ def _result_types(result_shape):
         result_shape = TupleShape.parse(result_shape) if result_shape.startswith("(") \
             else Shape.parse(result_shape)
     if isinstance(result_shape, TupleShape):
-        return [_result_types(s)[0] for s in result_shape.shapes], True
+        return [_result_types(s)[0][0] for s in result_shape.shapes], True
     if isinstance(result_shape, Shape):
         return [TensorType(CODE_OF[as_dtype(result_shape.element_type)],
                            tuple(result_shape.dims), None)], False
     if isinstance(result_shape, list):
-        return [_result_types(s)[0] for s in result_shape], True
+        return [_result_types(s)[0][0] for s in result_shape], True
     if isinstance(result_shape, tuple) and len(result_shape) == 2:
         shape, dtype = result_shape
         return [TensorType(CODE_OF[as_dtype(dtype)], tuple(operator.index(d) for d in shape),

@@ -116,7 +116,7 @@ class Instruction:
                 parts.append("type=TOTALORDER")
         if op in ATTR_TEXT:
             parts += ATTR_TEXT[op](a)
-        if op in ("broadcast", "map") and "dimensions" in a:
+        if op in ("broadcast", "map", "reduce") and "dimensions" in a:
             parts.append("dimensions={" + ",".join(map(str, a["dimensions"])) + "}")
         if op == "iota":
             parts.append(f"iota_dimension={a['iota_dimension']}")
@@ -139,7 +139,7 @@ class Instruction:
             elif op == "call":
                 parts.append(f"to_apply={self.calls[0].name}")
             else:
-                key = "to_apply" if op == "map" else "calls"
+                key = "to_apply" if op in ("map", "reduce") else "calls"
                 parts.append(f"{key}=" + ", ".join(c.name for c in self.calls))
         return "".join(", " + p for p in parts)
 

@@ -571,7 +571,7 @@ def optimize(comp, root_default=True, entry=False, called=False):
     body of a call / conditional / while instruction)."""
     for i in comp.instructions:
         for sub in i.calls:
-            if i.op != "map":
+            if i.op not in ("map", "reduce"):   # scalar computations stay as traced
                 optimize(sub, root_default=False, called=True)
     _inline_maps(comp)
     simplify(comp)
