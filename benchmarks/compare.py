@@ -117,7 +117,84 @@ def workloads():
          lambda: chain3(s1, s2, s3, np), lambda: jit3(x1, x2, x3), per_call, None),
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
-    ], [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
+    ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
+        indexing_rows(a, xa_a), \
+        [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
+
+
+def reduction_rows(m, xm, a, xa_a, t, jx):
+    """Issue 4: sums of 4096^2 f32 in both layouts, mean/var, fused sum(exp(x)*2)."""
+    mc = np.asfortranarray(m)
+    xmc = xm.relayout((0, 1))
+    jit_sum = xa.jit(lambda x: xa.sum(xa.exp(x) * 2))
+    rows = []
+    for lay, nm, xx in (("{1,0}", m, xm), ("{0,1}", mc, xmc)):
+        for axis in (None, 0, 1):
+            key = f"sum_{lay}_{axis}"
+            rows.append((key, f"sum axis={axis} 4096^2 f32 {lay}",
+                         lambda nm=nm, axis=axis: nm.sum(axis=axis),
+                         lambda xx=xx, axis=axis: xa.sum(xx, axis=axis), best, m.nbytes))
+            if torch is not None:
+                tt = torch.from_numpy(nm)
+                t[key] = (lambda tt=tt: tt.sum()) if axis is None else \
+                    (lambda tt=tt, axis=axis: tt.sum(dim=axis))
+            if jax is not None:
+                jm = jnp.asarray(nm)
+                f = jax.jit(lambda v, axis=axis: jnp.sum(v, axis=axis))
+                jx[key] = lambda f=f, jm=jm: f(jm).block_until_ready()
+    rows += [
+        ("mean1", "mean axis=1 4096^2 f32", lambda: m.mean(axis=1),
+         lambda: xa.mean(xm, axis=1), best, m.nbytes),
+        ("var1", "var axis=1 4096^2 f32", lambda: m.var(axis=1),
+         lambda: xa.var(xm, axis=1), best, m.nbytes),
+        ("sumexp", "sum(exp(x)*2) 16M f32, xa.jit (one kInput kernel)",
+         lambda: np.sum(np.exp(a) * 2), lambda: jit_sum(xa_a), best, a.nbytes),
+        ("cumsum", "cumsum axis=0 4096^2 f32", lambda: np.cumsum(m, axis=0),
+         lambda: xa.cumsum(xm, axis=0), best, 2 * m.nbytes),
+    ]
+    if jax is not None:
+        ja = jnp.asarray(a)
+        js = jax.jit(lambda v: jnp.sum(jnp.exp(v) * 2))
+        jx["sumexp"] = lambda: js(ja).block_until_ready()
+    return rows
+
+
+def structural_rows(m, xm):
+    """Issue 4: copies of large arrays that must run near copy bandwidth."""
+    small = m[:2048]
+    xsmall = xm[:2048]
+    return [
+        ("pad", "pad 4096^2 f32 by 8 (constant)", lambda: np.pad(m, 8),
+         lambda: xa.pad(xm, 8), best, 2 * m.nbytes),
+        ("concat", "concatenate 2 x 2048x4096 f32", lambda: np.concatenate([small, small]),
+         lambda: xa.concatenate([xsmall, xsmall]), best, 2 * m.nbytes),
+        ("rev", "flip (rev) both dims 4096^2 f32, copied", lambda: np.flip(m).copy(),
+         lambda: xa.flip(xm).copy(), best, 2 * m.nbytes),
+        ("dus", "dynamic_update_slice 2048^2 into 4096^2 f32",
+         lambda: _np_dus(m, small[:, :2048]),
+         lambda: xa.lax.dynamic_update_slice(xm, xsmall[:, :2048], (1024, 1024)), best,
+         2 * m.nbytes),
+    ]
+
+
+def indexing_rows(a, xa_a):
+    """Issue 4: boolean-mask get of 16M f32 with half true, random gather."""
+    mask = np.random.default_rng(1).random(a.size) < 0.5
+    xmask = xa.asarray(mask)
+    idx = np.random.default_rng(2).integers(0, a.size, a.size // 16)
+    xidx = xa.asarray(idx)
+    return [
+        ("maskget", "x[mask] 16M f32, half true", lambda: a[mask], lambda: xa_a[xmask],
+         best, a.nbytes + mask.nbytes),
+        ("gather", "x[idx] 1M random of 16M f32", lambda: a[idx], lambda: xa_a[xidx], best,
+         None),
+    ]
+
+
+def _np_dus(m, u):
+    out = m.copy()
+    out[1024:3072, 1024:3072] = u
+    return out
 
 
 def main():

@@ -437,22 +437,27 @@ ADVANCED_KEYS = [
 
 
 @pytest.mark.parametrize("name, key", ADVANCED_KEYS, ids=[n for n, _ in ADVANCED_KEYS])
-def test_advanced_indexing_raises_index_error_for_now(name, key):
-    """Integer-array and boolean indexing arrive in a later issue: until then they must
-    raise a clear IndexError, never return something wrong."""
-    t = xa.asarray(np.arange(6.0).reshape(2, 3))
+def test_advanced_keys_match_numpy(name, key):
+    """Integer-array and boolean keys follow NumPy (tests/test_indexing_advanced.py has the
+    full coverage); keys NumPy refuses raise IndexError and write nothing."""
+    x = np.arange(6.0).reshape(2, 3)
+    t = xa.asarray(x)
+    nkey = key
     if name == "tensor-int":
-        key = xa.asarray([1, 0])
+        key, nkey = xa.asarray([1, 0]), np.array([1, 0])
     elif name == "tensor-bool":
-        key = xa.asarray([True, False])
-    with pytest.raises(IndexError) as info:
-        t[key]
-    msg = str(info.value)
-    if name not in ("float", "string"):
-        assert "not implemented" in msg or "only integers" in msg
-    with pytest.raises(IndexError):
-        t[key] = 0.0
-    assert t.tolist() == [[0, 1, 2], [3, 4, 5]]
+        key, nkey = xa.asarray([True, False]), np.array([True, False])
+    if name in ("float", "string"):
+        with pytest.raises(IndexError):
+            t[key]
+        with pytest.raises(IndexError):
+            t[key] = 0.0
+        assert t.tolist() == [[0, 1, 2], [3, 4, 5]]
+        return
+    assert np.array_equal(np.asarray(t[key]), x[nkey])
+    t[key] = -1.0
+    x[nkey] = -1.0
+    assert np.array_equal(np.asarray(t), x)
 
 
 # ------------------------------------------------------------------------------ chains

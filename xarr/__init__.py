@@ -11,7 +11,10 @@ The NumPy-style frontend is ``xa.*`` (NumPy 2 promotion and broadcasting); XLA's
 operation semantics are ``xa.lax.*``. See docs/architecture.md for where everything lives.
 """
 
+import builtins as _builtins
+
 from xarr import _core
+from xarr import _tensor as _tensor_mod
 from xarr._dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64,
                           int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from xarr._shape import (ELEMENT_TYPES, Layout, Shape, Tile, TupleShape, linear_index,
@@ -23,11 +26,20 @@ from xarr._creation import (arange, array, asarray, empty, empty_like, eye, from
                             full, full_like, linspace, ones, ones_like, tensor, zeros,
                             zeros_like)
 from xarr import lax
+from xarr._array_api import (__array_api_version__, __array_namespace_info__, can_cast, diff,
+                             finfo, iinfo, matrix_transpose, meshgrid, result_type, tril,
+                             triu, unstack)
 from xarr._graph.jit import jit
+from xarr._ops.reduction import (all, allclose, any, array_equal, count_nonzero, max, mean,
+                                 min, prod, std, sum, var)
+from xarr._ops.reduction import np_argmax as argmax, np_argmin as argmin  # noqa: E402
+from xarr._ops.reduction import np_cumsum as cumsum, np_cumprod as cumprod  # noqa: E402
 from xarr._ops.manipulation import (array_split, concat, concatenate, expand_dims, flip,
                                     hstack, isclose, moveaxis, pad, ravel, repeat, roll,
                                     split, squeeze, stack, swapaxes, tile, vstack)
 from xarr._graph.lazy import eval, lazy  # noqa: A004
+from xarr._ops.indexing import (argwhere, flatnonzero, nonzero, take,  # noqa: E402
+                                take_along_axis)
 
 ndarray = Tensor
 bool = bool_  # noqa: A001  (Array API spelling)
@@ -99,8 +111,13 @@ def round(x, decimals=0, out=None):  # noqa: A001
     return res
 
 
-def where(condition, x, y):
-    """condition ? x : y elementwise with NumPy broadcasting and promotion."""
+def where(condition, x=None, y=None):
+    """condition ? x : y elementwise with NumPy broadcasting and promotion; with only
+    ``condition``, ``xa.nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("xa.where: either both or neither of x and y should be given")
     cond = asarray(condition)
     if cond.dtype != bool_:
         cond = cond.astype(bool_)
@@ -110,7 +127,8 @@ def where(condition, x, y):
     code = _elementwise.CODE_OF[dt]
     shape = _elementwise.broadcast_shapes(cond.shape, *[_np_shape(v) for v in vals],
                                           op="xa.where")
-    ops = [cond if rec is None else _elementwise._as_operand("xa.where", cond, 0, rec)]
+    ops = [_tensor_mod.strided(cond) if rec is None else
+           _elementwise._as_operand("xa.where", cond, 0, rec)]
     ops += [_elementwise._as_operand("xa.where", v, code, rec) for v in vals]
     return _elementwise._execute(_elementwise.OPS["select"], code, ops, shape, None,
                                  "xa.where", rec)
@@ -167,6 +185,29 @@ def permute_dims(x, axes):
     return asarray(x).transpose(axes)
 
 
+amax, amin = max, min
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array API cumulative_sum (NumPy's cumsum; ``include_initial`` prepends a 0)."""
+    r = cumsum(x, axis, dtype)
+    return _with_initial(r, axis, include_initial, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    r = cumprod(x, axis, dtype)
+    return _with_initial(r, axis, include_initial, 1)
+
+
+def _with_initial(r, axis, include_initial, value):
+    if not include_initial:
+        return r
+    a = 0 if axis is None else axis % r.ndim
+    shape = list(r.shape)
+    shape[a] = 1
+    return concatenate([full(tuple(shape), value, dtype=r.dtype), r], axis=a)
+
+
 def copy(x):
     """A new tensor with x's values (row-major unless x's layout is kept by the op)."""
     return asarray(x).copy()
@@ -195,7 +236,7 @@ def _isdtype(dtype, kind):
     if code is None:
         raise TypeError(f"isdtype: {dtype!r} is not an xarr dtype")
     if isinstance(kind, tuple):
-        return any(_isdtype(dtype, k) for k in kind)
+        return _builtins.any(_isdtype(dtype, k) for k in kind)
     groups = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
               "integral": "iu", "real floating": "f", "complex floating": "c",
               "numeric": "iufc"}

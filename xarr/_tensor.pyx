@@ -62,7 +62,7 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
         int op, dtype, out_dtype, nargs, dst
         int args[3]
     cdef cppclass FusedProgram:
-        int ninputs, ntemps, nconst
+        int ninputs, ntemps, nconst, reduce_op
         vector[int] input_dtypes
         vector[int] temp_dtypes
         vector[int] output_dtypes
@@ -70,6 +70,9 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
     string validate_fused(const FusedProgram& p)
     void run_fused(const FusedProgram& p, char** ptrs, int ndim, const int64_t* dims,
                    const int64_t* strides)
+    void run_fused_reduce(const FusedProgram& p, char** ptrs, int64_t outer, int64_t inner,
+                          const int64_t* strides_outer, const int64_t* strides_inner,
+                          int64_t out_stride)
 
 cdef extern from "core/dlpack.h":
     ctypedef struct DLDevice:
@@ -195,6 +198,13 @@ cdef class Tensor:
     cdef object __weakref__
 
     __array_priority__ = 100
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace: the xarr module."""
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12"):
+            raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
+        import xarr
+        return xarr
     __array_ufunc__ = None   # NumPy defers binary operators to Tensor's reflected methods
 
     def __init__(self, *args, **kwargs):
@@ -1080,6 +1090,140 @@ def signature_of(Tensor t):
     return (t._dtype, t._shape, tuple(minor_to_major_of(t)))
 
 
+# ---------------------------------------------------------------------- reductions
+cdef extern from "kernels/reduce/reduce.h" namespace "xarr" nogil:
+    int reduce_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
+                   const int64_t* src_strides, const int64_t* dst_strides, char* dst)
+    bint reduce_supported(int op, int dtype, int isa)
+
+# Op codes of csrc/kernels/reduce/reduce.h (ReduceOp).
+REDUCE_SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN = 0, 1, 2, 3
+REDUCE_AND, REDUCE_OR, REDUCE_ARGMAX, REDUCE_ARGMIN = 4, 5, 6, 7
+REDUCE_NAMES = ("sum", "prod", "max", "min", "and", "or", "argmax", "argmin")
+
+
+def reduce_has_kernel(int op, int dtype):
+    """True when the active ISA has a reduction kernel for (op, dtype code)."""
+    return bool(reduce_supported(op, dtype, -1))
+
+
+def reduce_into(int op, Tensor out, Tensor src, axes):
+    """out = the reduction ``op`` (REDUCE_*) of src over ``axes`` (csrc/kernels/reduce/
+    reduce.h). out has src's shape with the reduced axes removed, or kept as size 1
+    (keepdims); its dtype is src's (s64 for REDUCE_ARGMAX/ARGMIN, which take one axis).
+    An empty reduced extent gives the op's identity. Releases the GIL."""
+    cdef Tensor s
+    cdef int64_t dst_strides[MAXDIM]
+    cdef bint red[MAXDIM]
+    cdef int i, j, a, rc, nd, nred = 0
+    cdef bint keep
+    if not 0 <= op < 8:
+        raise ValueError(f"reduce: unknown op code {op} (expected 0..7)")
+    name = REDUCE_NAMES[op]
+    s = _strided(src)
+    nd = s._ndim
+    try:
+        ax_list = [int(v) for v in axes]
+    except TypeError:
+        raise TypeError(f"reduce {name}: axes must be a sequence of ints, got {axes!r}")
+    for i in range(nd):
+        red[i] = False
+    for a in ax_list:
+        if not -nd <= a < nd:
+            raise ValueError(f"reduce {name}: axis {a} out of range for rank {nd} "
+                             f"(shape {s._shape})")
+        if a < 0:
+            a += nd
+        if red[a]:
+            raise ValueError(f"reduce {name}: axis {a} repeated in axes {tuple(ax_list)}")
+        red[a] = True
+        nred += 1
+    if op >= REDUCE_ARGMAX:
+        if nred != 1:
+            raise ValueError(f"reduce {name}: takes exactly one axis, got {tuple(ax_list)}")
+        if out._dtype != D_S64:
+            raise TypeError(f"reduce {name}: out must be int64, got {_DTYPE_OBJ[out._dtype]}")
+        for i in range(nd):
+            if red[i] and s._dims[i] == 0:
+                raise ValueError(f"reduce {name}: attempt to get {name} of an empty axis "
+                                 f"{i} (shape {s._shape})")
+    elif out._dtype != s._dtype:
+        raise TypeError(f"reduce {name}: out dtype {_DTYPE_OBJ[out._dtype]} differs from "
+                        f"the input's {_DTYPE_OBJ[s._dtype]}")
+    if (out._flags & F_TILED) or not (out._flags & F_WRITEABLE):
+        raise ValueError(f"reduce {name}: out must be a writeable strided tensor")
+    if out._ndim == nd:
+        keep = True
+    elif out._ndim == nd - nred:
+        keep = False
+    else:
+        raise ValueError(f"reduce {name}: out has shape {out._shape}; reducing axes "
+                         f"{tuple(ax_list)} of {s._shape} needs rank {nd - nred} "
+                         f"(or {nd} with keepdims)")
+    j = 0
+    for i in range(nd):
+        if red[i]:
+            if keep:
+                if out._dims[i] != 1:
+                    raise ValueError(f"reduce {name}: out has shape {out._shape}; a kept "
+                                     f"reduced axis {i} must have size 1")
+            dst_strides[i] = 0
+        else:
+            j = i if keep else j
+            if out._dims[j] != s._dims[i]:
+                raise ValueError(f"reduce {name}: out has shape {out._shape}, expected "
+                                 f"{s._dims[i]} at out axis {j} (input shape {s._shape})")
+            # A stride of 0 marks a reduced dim: a size-1 kept dim has any non-zero one.
+            dst_strides[i] = out._strides[j] if (out._strides[j] != 0 or s._dims[i] <= 1) \
+                else -1
+            if dst_strides[i] == 0:
+                dst_strides[i] = ITEMSIZE[out._dtype]
+            if dst_strides[i] == -1:
+                raise ValueError(f"reduce {name}: out must not be broadcast (stride 0 at "
+                                 f"axis {j})")
+            j += 1
+    if out._size > 0 and s._size > 0 and shares_buffer(out, s):
+        raise ValueError(f"reduce {name}: out overlaps the input")
+    if not reduce_supported(op, s._dtype, -1):
+        raise TypeError(f"reduce {name}: not defined for {_DTYPE_OBJ[s._dtype]}")
+    with nogil:
+        rc = reduce_run(op, s._dtype, s._data, nd, s._dims, s._strides, dst_strides,
+                        out._data)
+    if rc == -1:
+        raise TypeError(f"reduce {name}: not defined for {_DTYPE_OBJ[s._dtype]}")
+    if rc != 0:
+        raise ValueError(f"reduce {name}: bad call (rank {nd}, axes {tuple(ax_list)})")
+
+
+# ---------------------------------------------------------------------- scans
+cdef extern from "kernels/scan/scan.h" namespace "xarr" nogil:
+    int scan_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
+                 const int64_t* src_strides, int axis, char* dst, const int64_t* dst_strides)
+
+SCAN_SUM, SCAN_PROD, SCAN_MAX, SCAN_MIN = 0, 1, 2, 3
+
+
+def scan_into(int op, Tensor out, Tensor src, int axis):
+    """out = the inclusive scan (SCAN_SUM/PROD/MAX/MIN) of src along ``axis``; out has
+    src's shape and dtype (csrc/kernels/scan/scan.h). Releases the GIL."""
+    cdef Tensor s = _strided(src)
+    cdef int i, rc
+    if out._ndim != s._ndim or out._dtype != s._dtype or (out._flags & F_TILED) or \
+            not (out._flags & F_WRITEABLE):
+        raise ValueError(f"scan: out must be a writeable strided {_DTYPE_OBJ[s._dtype]} "
+                         f"tensor of shape {s._shape}")
+    for i in range(s._ndim):
+        if out._dims[i] != s._dims[i]:
+            raise ValueError(f"scan: out has shape {out._shape}, src {s._shape}")
+    if not 0 <= axis < s._ndim:
+        raise ValueError(f"scan: axis {axis} out of range for rank {s._ndim}")
+    with nogil:
+        rc = scan_run(op, s._dtype, s._data, s._ndim, s._dims, s._strides, axis, out._data,
+                      out._strides)
+    if rc:
+        raise TypeError(f"scan: op {op} is not defined for {_DTYPE_OBJ[s._dtype]}")
+
+
 # ---------------------------------------------------------------------- fused kernels
 FUSED_CONVERT = kFusedConvert
 MAX_FUSED_OPERANDS = kMaxArgs
@@ -1092,21 +1236,33 @@ cdef class FusedKernel:
     code: [(op, dtype, out_dtype, [argument registers], dst)] with op an EwOp code or
     FUSED_CONVERT. Registers: the run() inputs first, then ``constants`` (0-d tensors
     baked in at compile time), then temporaries; dst = -1 - k writes output k.
+
+    reduce_op (kind=kInput fusion): -1, or REDUCE_SUM / REDUCE_MAX / REDUCE_MIN; the
+    program then has one output whose values are reduced over the trailing ``reduce_ndim``
+    dims of the iteration shape (bind) as they are computed, in one pass
+    (csrc/fused/executor.h run_fused_reduce). run() always stores the unreduced values.
     """
     cdef FusedProgram prog
     cdef readonly int n_inputs
     cdef readonly tuple output_dtypes
+    cdef readonly int reduce_op, reduce_ndim
+    # the last reducing call ran fused (one pass); False: the unfused fallback (tests)
+    cdef readonly bint last_fused
     cdef list constants
     # set by bind(): how __call__ picks its inputs from the fusion's operands
     cdef list numbers, maps, baked, out_m2m
     cdef tuple shape
 
-    def __init__(self, input_dtypes, temp_dtypes, output_dtypes, code, constants=()):
+    def __init__(self, input_dtypes, temp_dtypes, output_dtypes, code, constants=(),
+                 int reduce_op=-1):
         cdef FusedInstr ins
         cdef Tensor c
         self.constants = [_strided(c) for c in constants]
         self.n_inputs = len(input_dtypes)
         self.output_dtypes = tuple(output_dtypes)
+        self.reduce_op = reduce_op
+        self.reduce_ndim = 0
+        self.prog.reduce_op = reduce_op
         self.prog.ninputs = self.n_inputs + len(self.constants)
         self.prog.nconst = len(self.constants)
         for d in input_dtypes:
@@ -1136,10 +1292,19 @@ cdef class FusedKernel:
         if msg:
             raise ValueError(f"FusedKernel: {msg}")
 
-    def bind(self, numbers, maps, baked, shape, out_m2m):
+    def bind(self, numbers, maps, baked, shape, out_m2m, int reduce_ndim=0):
         """Fixes how a call maps operands to inputs: input a is operands[numbers[a]] (or
         baked[a] when numbers[a] is None) read through maps[a]; outputs are new tensors
-        of ``shape`` with minor_to_major out_m2m[k] (None: row-major)."""
+        of ``shape`` with minor_to_major out_m2m[k] (None: row-major).
+        A reducing kernel: ``shape`` is the iteration shape, its trailing ``reduce_ndim``
+        dims are reduced; the output is a new tensor of shape[:len(shape) - reduce_ndim]
+        with minor_to_major out_m2m[0]."""
+        if reduce_ndim != 0 and self.reduce_op < 0:
+            raise ValueError("FusedKernel: reduce_ndim needs a reducing kernel (reduce_op)")
+        if not 0 <= reduce_ndim <= len(shape):
+            raise ValueError(f"FusedKernel: reduce_ndim {reduce_ndim} out of range for "
+                             f"shape {tuple(shape)}")
+        self.reduce_ndim = reduce_ndim
         self.numbers = [(-1 if n is None else n) for n in numbers]
         self.maps = list(maps)
         self.baked = list(baked)
@@ -1155,6 +1320,8 @@ cdef class FusedKernel:
         for a in range(self.n_inputs):
             n = self.numbers[a]
             ins.append(self.baked[a] if n < 0 else operands[n])
+        if self.reduce_op >= 0:
+            return [self._run_reduce(ins, nd, dims)]
         cdef list outs = [_alloc_tensor(self.prog.output_dtypes[a], nd, dims,
                                         self.out_m2m[a], False)
                           for a in range(len(self.output_dtypes))]
@@ -1234,6 +1401,121 @@ cdef class FusedKernel:
             return
         with nogil:
             run_fused(self.prog, ptrs, ndim, dims, strides)
+
+    cdef Tensor _run_reduce(self, list inputs, int nd, int64_t* dims):
+        """The reducing call: a new output of dims[:nd - reduce_ndim]. One fused pass when
+        the kept dims coalesce into one ``outer`` dim and the reduced dims into one
+        ``inner`` dim for every operand; else the values are computed into a temporary
+        (run) and reduced by reduce_run."""
+        cdef int nin = self.n_inputs, nc = len(self.constants), nk = nd - self.reduce_ndim
+        cdef int a, i, d, rc, op = self.reduce_op, odt = self.prog.output_dtypes[0]
+        cdef char* ptrs[65]
+        cdef int64_t strides[64 * MAXDIM]
+        cdef int64_t so[64]
+        cdef int64_t si[64]
+        cdef int64_t dst_strides[MAXDIM]
+        cdef int64_t outer, inner, s_out
+        cdef bint ok
+        cdef Tensor x, tmp
+        cdef list keep = []
+        if len(inputs) != nin or nin + nc > 64:
+            raise ValueError(f"FusedKernel: expected {nin} inputs, got {len(inputs)}")
+        cdef Tensor out = _alloc_tensor(odt, nk, dims, self.out_m2m[0], False)
+        for a in range(nin):
+            x = inputs[a]
+            if x._flags & F_TILED:
+                x = _strided(x)
+                keep.append(x)
+            if x._dtype != self.prog.input_dtypes[a]:
+                raise TypeError(f"FusedKernel: input {a} is {_DTYPE_OBJ[x._dtype]}, expected "
+                                f"{_DTYPE_OBJ[self.prog.input_dtypes[a]]}")
+            ptrs[a] = x._data
+            m = self.maps[a]
+            if m is None:
+                if x._ndim > nd:
+                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {nd}")
+                for i in range(x._ndim):
+                    d = nd - x._ndim + i
+                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"broadcast to {self.shape}")
+                _broadcast_strides(x, nd, dims, &strides[a * nd])
+            else:
+                if len(m) != x._ndim:
+                    raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")
+                for i in range(nd):
+                    strides[a * nd + i] = 0
+                for i in range(x._ndim):
+                    d = m[i]
+                    if d < 0 or d >= nd or (x._dims[i] != 1 and x._dims[i] != dims[d]):
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"map onto {self.shape} with {m}")
+                    if x._dims[i] != 1:
+                        strides[a * nd + d] = x._strides[i]
+        for a in range(nc):
+            x = self.constants[a]
+            ptrs[nin + a] = x._data
+            for i in range(nd):
+                strides[(nin + a) * nd + i] = 0
+        ptrs[nin + nc] = out._data
+        ok = _coalesce_span(nin, nd, 0, nk, dims, strides, out._strides, so, &outer, &s_out)
+        ok = ok and _coalesce_span(nin, nd, nk, nd, dims, strides, NULL, si, &inner, NULL)
+        self.last_fused = ok
+        if ok:
+            with nogil:
+                run_fused_reduce(self.prog, ptrs, outer, inner, so, si, s_out)
+            return out
+        # Unfused fallback (e.g. a transposed input): values into a temporary, then reduce.
+        tmp = _alloc_tensor(odt, nd, dims, None, False)
+        self.run(inputs, self.maps, self.shape, [tmp])
+        for i in range(nd):
+            if i >= nk:
+                dst_strides[i] = 0
+            else:
+                dst_strides[i] = out._strides[i] if out._strides[i] != 0 else ITEMSIZE[odt]
+        with nogil:
+            rc = reduce_run(op, odt, tmp._data, nd, dims, tmp._strides, dst_strides,
+                            out._data)
+        if rc != 0:
+            raise ValueError(f"FusedKernel: reduce_run failed ({rc})")
+        return out
+
+
+cdef bint _coalesce_span(int nargs, int nd, int lo, int hi, const int64_t* dims,
+                         const int64_t* strides, const int64_t* extra, int64_t* merged,
+                         int64_t* extent, int64_t* extra_merged) noexcept:
+    """Merges dims lo..hi-1 (row-major order) into one dim for every operand a
+    (strides[a * nd + d]) and for ``extra`` (one stride per dim, may be NULL): the merged
+    stride is that of the innermost dim of extent > 1. False when some operand's strides
+    do not chain (stride[d] == stride[d + 1] * dims[d + 1] over the non-1 dims)."""
+    cdef int a, d
+    cdef int64_t n = 1, span = 0
+    for d in range(lo, hi):
+        n *= dims[d]
+    extent[0] = n
+    for a in range(nargs):
+        merged[a] = 0
+    if extra_merged != NULL:
+        extra_merged[0] = 0
+    if n == 0:
+        return True
+    for d in range(hi - 1, lo - 1, -1):
+        if dims[d] == 1:
+            continue
+        if span == 0:
+            for a in range(nargs):
+                merged[a] = strides[a * nd + d]
+            if extra != NULL:
+                extra_merged[0] = extra[d]
+            span = dims[d]
+            continue
+        for a in range(nargs):
+            if strides[a * nd + d] != merged[a] * span:
+                return False
+        if extra != NULL and extra[d] != extra_merged[0] * span:
+            return False
+        span *= dims[d]
+    return True
 
 
 # ---------------------------------------------------------------------- operators
@@ -1589,3 +1871,377 @@ def from_dlpack_capsule(capsule):
     t._buf = t._data + lo
     t._buf_nbytes = (hi - lo + isz) if t._size > 0 else 0
     return t
+
+
+# ---------------------------------------------------------------------- gather / scatter
+# Advanced indexing kernels (csrc/kernels/gather_scatter/gather_scatter.h). The frontend
+# (xarr/_ops/indexing.py) parses the key, builds the strided view the arrays index, and
+# passes int64 index arrays that are already broadcast to one shape; these functions fill
+# the kernel descriptors from tensors (byte strides), allocate results and release the GIL.
+cdef extern from "kernels/gather_scatter/gather_scatter.h" namespace "xarr" nogil:
+    int kIndexOutOfBounds
+    int64_t kMaskChunk
+    cdef struct IndexedCopy:
+        int itemsize
+        int nidx
+        const int64_t* idx[32]
+        int64_t bound[32]
+        int64_t idx_stride[32]
+        int64_t npos
+        int64_t pos_stride
+        int nouter
+        int64_t outer_dims[32]
+        int64_t outer_tensor[32]
+        int64_t outer_dense[32]
+        int ninner
+        int64_t inner_dims[32]
+        int64_t inner_tensor[32]
+        int64_t inner_dense[32]
+    cdef struct MaskedCopy:
+        int itemsize
+        const uint8_t* mask
+        int nmask
+        int64_t mask_dims[32]
+        int64_t mask_tensor[32]
+        int64_t pos_stride
+        int ninner
+        int64_t inner_dims[32]
+        int64_t inner_tensor[32]
+        int64_t inner_dense[32]
+    int gather(const IndexedCopy& c, const char* tensor, char* dense)
+    int scatter(const IndexedCopy& c, char* tensor, const char* dense)
+    bint first_bad_index(const IndexedCopy& c, int64_t* pos, int* which)
+    int64_t mask_num_chunks(int64_t n)
+    int64_t mask_count_chunks(const uint8_t* mask, int64_t n, int64_t* counts)
+    int mask_compress(const MaskedCopy& c, const char* tensor, char* dense,
+                      const int64_t* counts)
+    int mask_assign(const MaskedCopy& c, char* tensor, const char* dense,
+                    const int64_t* counts)
+    void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims,
+                      const int64_t* counts, int64_t* const* out, int64_t out_stride)
+    bint repeat_index(const int64_t* counts, int64_t n, int64_t* out)
+
+
+cdef int _fill_indexed(IndexedCopy* c, Tensor src, list indices, list axes, int nouter,
+                       list dense_outer, list dense_inner) except -1:
+    """Fills the index and block parts of ``c`` for view ``src``: dims ``axes`` are indexed
+    by ``indices`` (C-contiguous int64 tensors of one size), the other dims are the block,
+    the first ``nouter`` of them outside the positions. dense_outer / dense_inner are the
+    dense side's byte strides of those block dims."""
+    cdef int j, d, k = 0, o = 0
+    cdef Tensor ix
+    cdef int nidx = len(indices)
+    if nidx > 32 or nidx != len(axes):
+        raise ValueError("gather/scatter: too many index arrays")
+    c.itemsize = ITEMSIZE[src._dtype]
+    c.nidx = nidx
+    c.npos = 1
+    for j in range(nidx):
+        ix = indices[j]
+        if ix._dtype != D_S64 or not (ix._flags & F_C_CONTIG) or (ix._flags & F_TILED):
+            raise TypeError("gather/scatter: index arrays must be C-contiguous int64")
+        if j == 0:
+            c.npos = ix._size
+        elif ix._size != c.npos:
+            raise ValueError("gather/scatter: index arrays must have one size")
+        d = axes[j]
+        c.idx[j] = <const int64_t*>ix._data
+        c.bound[j] = src._dims[d]
+        c.idx_stride[j] = src._strides[d]
+    c.nouter = 0
+    c.ninner = 0
+    indexed = set(axes)
+    for d in range(src._ndim):
+        if d in indexed:
+            continue
+        if o < nouter:
+            c.outer_dims[o] = src._dims[d]
+            c.outer_tensor[o] = src._strides[d]
+            c.outer_dense[o] = dense_outer[o]
+            o += 1
+        else:
+            c.inner_dims[k] = src._dims[d]
+            c.inner_tensor[k] = src._strides[d]
+            c.inner_dense[k] = dense_inner[k]
+            k += 1
+    c.nouter = o
+    c.ninner = k
+    return 0
+
+
+cdef _raise_bad_index(IndexedCopy* c, list labels):
+    cdef int64_t pos = 0
+    cdef int which = 0
+    if first_bad_index(c[0], &pos, &which):
+        v = c.idx[which][pos]
+        raise IndexError(f"index {v} is out of bounds for axis {labels[which]} with size "
+                         f"{c.bound[which]}")
+    raise IndexError("index out of bounds")
+
+
+def gather_take(Tensor src, list indices, list axes, list labels, int nouter, tuple bshape):
+    """A new C-contiguous tensor out[outer..., b..., inner...] = src[...] where src's dims
+    ``axes`` take indices[j][b] (int64, C-contiguous, shape ``bshape``; negative wraps,
+    out of bounds raises IndexError naming labels[j]) and the other dims of src split into
+    the first ``nouter`` (outer) and the rest (inner), in order."""
+    cdef IndexedCopy c
+    cdef int d, n = src._ndim, nb = len(bshape), k = 0, rc
+    cdef int64_t dims[MAXDIM]
+    if src._flags & F_TILED:
+        src = _strided(src)
+    ax = set(axes)
+    rest = [dd for dd in range(n) if dd not in ax]
+    shape = [src._dims[dd] for dd in rest[:nouter]] + list(bshape) + \
+        [src._dims[dd] for dd in rest[nouter:]]
+    if len(shape) > MAXDIM:
+        raise IndexError(f"the indexing result would have {len(shape)} dims (max {MAXDIM})")
+    for d in range(len(shape)):
+        dims[d] = shape[d]
+    cdef Tensor out = _alloc_tensor(src._dtype, len(shape), dims, None, False)
+    dense_outer = [out._strides[d] for d in range(nouter)]
+    dense_inner = [out._strides[d] for d in range(nouter + nb, out._ndim)]
+    _fill_indexed(&c, src, indices, axes, nouter, dense_outer, dense_inner)
+    c.pos_stride = ITEMSIZE[src._dtype]
+    for d in range(nouter + nb, out._ndim):
+        c.pos_stride *= out._dims[d]
+    cdef int64_t bad_pos = 0
+    cdef int bad_which = 0
+    if out._size == 0:
+        if first_bad_index(c, &bad_pos, &bad_which):
+            _raise_bad_index(&c, labels)
+        return out
+    with nogil:
+        rc = gather(c, src._data, out._data)
+    if rc == kIndexOutOfBounds:
+        _raise_bad_index(&c, labels)
+    elif rc != 0:
+        raise ValueError("gather: bad arguments")
+    return out
+
+
+cdef bint _flat_stride(Tensor t, int first, int count, int64_t* stride):
+    """Whether dims [first, first+count) of t flatten (C order) to one stride."""
+    cdef int d
+    cdef int64_t expect = 0
+    cdef bint have = False
+    for d in range(first + count - 1, first - 1, -1):
+        if t._dims[d] == 1:
+            continue
+        if not have:
+            stride[0] = t._strides[d]
+            expect = t._strides[d] * t._dims[d]
+            have = True
+        elif t._strides[d] != expect:
+            return False
+        else:
+            expect = t._strides[d] * t._dims[d]
+    if not have:
+        stride[0] = 0
+    return True
+
+
+def scatter_put(Tensor dst, list indices, list axes, list labels, int nouter, Tensor value):
+    """dst[...] = value, the scatter matching gather_take: ``value`` has dst's dtype and
+    exactly the shape gather_take would return (broadcast views with 0 strides are fine).
+    Every index is checked before anything is written."""
+    cdef IndexedCopy c
+    cdef int d, rc, nb, nrest
+    cdef int64_t ps = 0
+    if not (dst._flags & F_WRITEABLE) or (dst._flags & F_TILED):
+        raise ValueError("scatter: the destination must be a writeable strided tensor")
+    if value._dtype != dst._dtype:
+        raise TypeError("scatter: value must have the destination's dtype")
+    value = _strided(value)
+    nrest = dst._ndim - len(axes)
+    nb = value._ndim - nrest
+    if not _flat_stride(value, nouter, nb, &ps):
+        value = _copy_dense(value, None)
+        _flat_stride(value, nouter, nb, &ps)
+    dense_outer = [value._strides[d] for d in range(nouter)]
+    dense_inner = [value._strides[d] for d in range(nouter + nb, value._ndim)]
+    _fill_indexed(&c, dst, indices, axes, nouter, dense_outer, dense_inner)
+    c.pos_stride = ps
+    if value._size == 0:
+        with nogil:
+            rc = scatter(c, dst._data, value._data)   # still checks the indices
+        if rc == kIndexOutOfBounds:
+            _raise_bad_index(&c, labels)
+        return
+    with nogil:
+        rc = scatter(c, dst._data, value._data)
+    if rc == kIndexOutOfBounds:
+        _raise_bad_index(&c, labels)
+    elif rc != 0:
+        raise ValueError("scatter: bad arguments")
+
+
+cdef Tensor _dense_mask(Tensor mask):
+    if mask._dtype != D_PRED:
+        raise TypeError(f"a boolean mask must be bool, got {_DTYPE_OBJ[mask._dtype]}")
+    if (mask._flags & F_TILED) or not (mask._flags & F_C_CONTIG):
+        return _copy_dense(mask, None)
+    return mask
+
+
+cdef int64_t* _chunk_counts(Tensor mask, int64_t* total) except NULL:
+    cdef int64_t n = mask._size
+    cdef int64_t nch = mask_num_chunks(n)
+    cdef int64_t* counts = <int64_t*>malloc(sizeof(int64_t) * (nch + 1))
+    if counts == NULL:
+        raise MemoryError()
+    with nogil:
+        total[0] = mask_count_chunks(<const uint8_t*>mask._data, n, counts)
+    return counts
+
+
+cdef int _fill_masked(MaskedCopy* c, Tensor t, Tensor mask, Tensor dense, int64_t ps,
+                      int dense_first) except -1:
+    cdef int k = mask._ndim, d
+    c.itemsize = ITEMSIZE[t._dtype]
+    c.mask = <const uint8_t*>mask._data
+    c.nmask = k
+    for d in range(k):
+        c.mask_dims[d] = t._dims[d]
+        c.mask_tensor[d] = t._strides[d]
+    c.pos_stride = ps
+    c.ninner = t._ndim - k
+    for d in range(k, t._ndim):
+        c.inner_dims[d - k] = t._dims[d]
+        c.inner_tensor[d - k] = t._strides[d]
+        c.inner_dense[d - k] = dense._strides[dense_first + d - k]
+    return 0
+
+
+def mask_select(Tensor src, Tensor mask):
+    """src[mask] for a bool mask over src's leading dims (shapes checked by the caller):
+    a new C-contiguous tensor [count] + src.shape[mask.ndim:], in the mask's C order."""
+    cdef MaskedCopy c
+    cdef int64_t total = 0
+    cdef int64_t dims[MAXDIM]
+    cdef int d, k = mask._ndim, rc = 0
+    src = _strided(src)
+    mask = _dense_mask(mask)
+    cdef int64_t* counts = _chunk_counts(mask, &total)
+    cdef Tensor out
+    try:
+        dims[0] = total
+        for d in range(k, src._ndim):
+            dims[d - k + 1] = src._dims[d]
+        out = _alloc_tensor(src._dtype, src._ndim - k + 1, dims, None, False)
+        _fill_masked(&c, src, mask, out, out._strides[0], 1)
+        if out._size:
+            with nogil:
+                rc = mask_compress(c, src._data, out._data, counts)
+    finally:
+        free(counts)
+    if rc != 0:
+        raise ValueError("mask_select: bad arguments")
+    return out
+
+
+def mask_put(Tensor dst, Tensor mask, Tensor value):
+    """dst[mask] = value: ``value`` has dst's dtype and broadcasts (right-aligned) to
+    [count] + dst.shape[mask.ndim:]; else ValueError."""
+    cdef MaskedCopy c
+    cdef int64_t total = 0
+    cdef int d, k = mask._ndim, rc = 0, nres, off
+    cdef int64_t ps
+    if not (dst._flags & F_WRITEABLE) or (dst._flags & F_TILED):
+        raise ValueError("mask assignment: the destination must be a writeable strided tensor")
+    if value._dtype != dst._dtype:
+        raise TypeError("mask assignment: value must have the destination's dtype")
+    value = _strided(value)
+    mask = _dense_mask(mask)
+    cdef int64_t* counts = _chunk_counts(mask, &total)
+    cdef Tensor v
+    try:
+        nres = dst._ndim - k + 1
+        res_shape = [total] + [dst._dims[d] for d in range(k, dst._ndim)]
+        if value._ndim > nres:
+            raise ValueError(f"shape mismatch: value array of shape {value._shape} could not "
+                             f"be broadcast to indexing result of shape {tuple(res_shape)}")
+        off = nres - value._ndim
+        shape, strides = [], []
+        for d in range(nres):
+            if d < off:
+                shape.append(res_shape[d])
+                strides.append(0)
+                continue
+            if value._dims[d - off] == res_shape[d]:
+                strides.append(value._strides[d - off] if res_shape[d] != 1 else 0)
+            elif value._dims[d - off] == 1:
+                strides.append(0)
+            else:
+                if d == 0:
+                    raise ValueError(
+                        f"NumPy boolean array indexing assignment cannot assign "
+                        f"{value._dims[0]} input values to the {total} output values where "
+                        f"the mask is true")
+                raise ValueError(f"shape mismatch: value array of shape {value._shape} could "
+                                 f"not be broadcast to indexing result of shape "
+                                 f"{tuple(res_shape)}")
+            shape.append(res_shape[d])
+        v = as_strided_view(value, shape, strides, 0, True)
+        _fill_masked(&c, dst, mask, v, v._strides[0], 1)
+        if total and v._size:
+            with nogil:
+                rc = mask_assign(c, dst._data, v._data, counts)
+    finally:
+        free(counts)
+    if rc != 0:
+        raise ValueError("mask assignment: bad arguments")
+
+
+def nonzero_of(Tensor mask, bint argwhere=False):
+    """The indices of mask's true elements (C order) as a new int64 tensor: [ndim, count]
+    (NumPy's nonzero rows), or [count, ndim] with ``argwhere``."""
+    cdef int64_t total = 0
+    cdef int64_t dims[2]
+    cdef int d, n = mask._ndim
+    cdef int64_t* ptrs[MAXDIM]
+    cdef int64_t ostride
+    mask = _dense_mask(mask)
+    cdef int64_t* counts = _chunk_counts(mask, &total)
+    cdef Tensor out
+    try:
+        if argwhere:
+            dims[0] = total
+            dims[1] = n
+        else:
+            dims[0] = n
+            dims[1] = total
+        out = _alloc_tensor(D_S64, 2, dims, None, False)
+        for d in range(n):
+            if argwhere:
+                ptrs[d] = (<int64_t*>out._data) + d
+            else:
+                ptrs[d] = (<int64_t*>out._data) + d * total
+        ostride = n if argwhere else 1
+        if total and n:
+            with nogil:
+                mask_nonzero(<const uint8_t*>mask._data, n, mask._dims, counts, ptrs, ostride)
+    finally:
+        free(counts)
+    return out
+
+
+def repeat_indices(Tensor counts):
+    """0 repeated counts[0] times, 1 repeated counts[1] times, ... (int64 C-contiguous
+    counts; ValueError for a negative count)."""
+    cdef int64_t total = 0, i, n = counts._size
+    cdef const int64_t* cp
+    cdef bint ok
+    if counts._dtype != D_S64 or not (counts._flags & F_C_CONTIG) or (counts._flags & F_TILED):
+        counts = _copy_dense(counts.astype(np.int64) if counts._dtype != D_S64 else counts,
+                             None)
+    cp = <const int64_t*>counts._data
+    for i in range(n):
+        if cp[i] < 0:
+            raise ValueError(f"repeat: negative repeat count {cp[i]}")
+        total += cp[i]
+    cdef int64_t dims[1]
+    dims[0] = total
+    cdef Tensor out = _alloc_tensor(D_S64, 1, dims, None, False)
+    with nogil:
+        ok = repeat_index(cp, n, <int64_t*>out._data)
+    return out

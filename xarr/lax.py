@@ -18,6 +18,9 @@ from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_e
                                  tuple_, while_loop)
 from xarr._graph.trace import Traced, recorder
 from xarr._ops.elementwise import OPS, lax_apply
+from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
+                                 reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
+                                 reduce_sum)
 from xarr._ops.structural import (bitcast_convert_type, collapse, concatenate,
                                   dynamic_slice, dynamic_update_slice, expand_dims, pad,
                                   reshape, rev, slice, squeeze, transpose)
@@ -207,6 +210,8 @@ __all__ += ["not_", "and_", "or_", "xor", "round", "RoundingMethod", "select", "
 __all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
             "dynamic_update_slice", "pad", "concatenate", "squeeze", "expand_dims",
             "bitcast_convert_type"]
+__all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
+            "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

@@ -1,16 +1,21 @@
 #include "fused/executor.h"
 
 #include <emmintrin.h>
+#include <omp.h>
 #include <xmmintrin.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 
 #include "core/dtype.h"
+#include "core/threading.h"
 #include "engine/nary.h"
 #include "kernels/elementwise/ew_table.h"
+#include "kernels/reduce/reduce.h"
 
 namespace xarr {
 
@@ -46,6 +51,48 @@ struct Bound {
   uint64_t run_id = 0;                 // unique per run_fused call
   std::vector<int> pieces;             // loop calls per instruction and block
   int ncalls = 0;                      // their sum
+  const ReduceKernel* red = nullptr;   // run_fused_reduce: the kernel reducing output 0
+};
+
+// A pairwise cascade of 64-byte horizontal partials (reduce.h's ReduceKernel lanes), the
+// same binary counter reduce.cpp builds: a pushed item merges with the newest item of the
+// same level (older op newer); fold() combines what is left from the newest to the oldest.
+// An item written at slot() and marked as the tail (a partial block or chunk, always the
+// last one) is not pushed but folded in first.
+class Cascade {
+ public:
+  explicit Cascade(const ReduceKernel* k) : k_(k) {}
+  char* slot() { return st_[top_].b; }
+  void push() {
+    lev_[top_++] = 0;
+    while (top_ >= 2 && lev_[top_ - 1] == lev_[top_ - 2]) {
+      k_->combine_h(st_[top_ - 2].b, st_[top_ - 1].b, k_->lanes);
+      ++lev_[top_ - 2];
+      --top_;
+    }
+  }
+  void set_tail() { tail_ = true; }
+  // The combined partial (the cascade must hold at least one item).
+  char* fold() {
+    int r = tail_ ? top_ : --top_;
+    for (int i = top_ - 1; i >= 0; --i) {
+      k_->combine_h(st_[i].b, st_[r].b, k_->lanes);
+      r = i;
+    }
+    top_ = 0;
+    tail_ = false;
+    return st_[r].b;
+  }
+
+ private:
+  struct alignas(64) Item {
+    char b[64];
+  };
+  const ReduceKernel* k_;
+  Item st_[68];
+  int lev_[68];
+  int top_ = 0;
+  bool tail_ = false;
 };
 
 // Ops whose loops cost several times a memory access per element.
@@ -63,6 +110,11 @@ bool expensive_op(int op) {
 }
 
 std::atomic<uint64_t> g_run_counter{0};
+
+// run_fused_reduce: many rows shorter than this whose inputs do not walk the iteration
+// space linearly are computed into a temporary and reduced by reduce_run (the per-row
+// set-up of a fused evaluation would cost more than the extra memory pass).
+constexpr int64_t kShortRowTemp = 64;
 
 // Loop calls an expensive instruction is cut into per block (see fused_rows).
 constexpr int kExpensivePieces = 4;
@@ -92,10 +144,15 @@ void stream_copy(char* dst, const char* src, int64_t bytes) {
   std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
 }
 
+struct NoSink {};
+
 // One row chunk of n elements: args[0..nvar-1] the non-constant inputs, then the outputs,
-// with byte strides st.
-void fused_rows(void* ctx, char* const* args, const int64_t* st, int64_t n) {
-  const Bound& b = *static_cast<const Bound*>(ctx);
+// with byte strides st. With a sink (run_fused_reduce), output 0 goes to its staging slot
+// (st[nvar] is its itemsize) and (*sink)(stage, lo, m) consumes each block of values
+// [lo, lo + m) of the chunk instead of storing it.
+template <class Sink>
+void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, Sink* sink) {
+  constexpr bool kSink = !std::is_same_v<Sink, NoSink>;
   const FusedProgram& p = *b.p;
   alignas(64) static thread_local char arena[kArenaBytes];
   auto slot = [&](int s) { return arena + s * b.slot_bytes; };
@@ -195,7 +252,9 @@ void fused_rows(void* ctx, char* const* args, const int64_t* st, int64_t n) {
         if (p1 > p0) b.loops[i](a, s, p1 - p0);
       }
     }
-    if (staged) {
+    if constexpr (kSink) {
+      (*sink)(slot(b.out_slot[0]), lo, m);
+    } else if (staged) {
       for (int k = 0; k < nout; ++k) {
         const int e = b.nvar + k;
         const int isz = b.out_itemsize[k];
@@ -204,7 +263,11 @@ void fused_rows(void* ctx, char* const* args, const int64_t* st, int64_t n) {
       }
     }
   }
-  if (staged) _mm_sfence();  // order the streaming stores before the engine's join
+  if (!kSink && staged) _mm_sfence();  // order the streaming stores before the engine's join
+}
+
+void fused_rows(void* ctx, char* const* args, const int64_t* st, int64_t n) {
+  eval_rows<NoSink>(*static_cast<const Bound*>(ctx), args, st, n, nullptr);
 }
 
 }  // namespace
@@ -254,13 +317,26 @@ std::string validate_fused(const FusedProgram& p) {
       if (!t.loops[ins.op][ins.dtype]) return where + "no kernel for this op and dtype";
     }
   }
+  if (p.reduce_op != -1) {
+    if (p.reduce_op != kReduce_SUM && p.reduce_op != kReduce_MAX && p.reduce_op != kReduce_MIN)
+      return "reduce_op must be -1, SUM, MAX or MIN";
+    if (nout != 1) return "a reducing program has exactly one output";
+    if (!reduce_supported(p.reduce_op, p.output_dtypes[0]))
+      return std::string("no ") + reduce_op_name(p.reduce_op) + " reduction for dtype " +
+             std::to_string(p.output_dtypes[0]);
+  }
   return "";
 }
 
-void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t* dims,
-               const int64_t* strides) {
-  Bound b;
+namespace {
+
+// Resolves p's loops, operands and buffer slots for one run. `total` elements in all (for
+// the streaming decision); red: the reduce kernel of a reducing run (output 0 is staged
+// block by block and the block holds a power-of-two number of the kernel's leaves).
+void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t total,
+                  const ReduceKernel* red) {
   b.p = &p;
+  b.red = red;
   b.run_id = g_run_counter.fetch_add(1, std::memory_order_relaxed);
   const EwTable& table = active_ew_table();
   const int nout = static_cast<int>(p.output_dtypes.size());
@@ -295,20 +371,29 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
       }
     }
   for (int t = 0; t < p.ntemps; ++t) b.temp_slot.push_back(t);
-  int64_t total = 1;
-  for (int d = 0; d < ndim; ++d) total *= dims[d];
   int64_t out_bytes = 0;
   for (int d : p.output_dtypes) {
     b.out_itemsize.push_back(dtype_itemsize(d));
     out_bytes += total * dtype_itemsize(d);
   }
-  const bool stream = out_bytes >= kStreamMinBytes;
-  for (int k = 0; k < nout; ++k) b.out_slot.push_back(stream ? nslots++ : -1);
+  const bool stream = !red && out_bytes >= kStreamMinBytes;
+  for (int k = 0; k < nout; ++k) b.out_slot.push_back(stream || red ? nslots++ : -1);
   // Elements per block: kFusedBlockBytes of the widest dtype, whole cache lines, and every
   // buffer slot inside the per-thread arena.
   int64_t block = std::min<int64_t>(kFusedBlock, kFusedBlockBytes / widest);
   if (nslots > 0) block = std::min<int64_t>(block, kArenaBytes / (nslots * int64_t{widest}));
   block = std::max<int64_t>(64, block / 64 * 64);
+  if (red) {
+    // A power-of-two number of leaves per block, so the block cascade is reduce_run's tree.
+    const int64_t leaf = red->leaf;
+    if (block >= leaf) {
+      int64_t u = leaf;
+      while (u * 2 <= block) u *= 2;
+      block = u;
+    } else if (leaf * widest * nslots <= kArenaBytes) {
+      block = leaf;
+    }
+  }
   b.block = block;
   b.slot_bytes = block * widest;
   for (const FusedInstr& ins : p.code) {
@@ -328,6 +413,17 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
       o[3] = {kTemp, ins.dst - p.ninputs, dtype_itemsize(p.temp_dtypes[ins.dst - p.ninputs])};
     b.ops.insert(b.ops.end(), o, o + 4);
   }
+}
+
+}  // namespace
+
+void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t* dims,
+               const int64_t* strides) {
+  int64_t total = 1;
+  for (int d = 0; d < ndim; ++d) total *= dims[d];
+  Bound b;
+  bind_program(b, p, ptrs, total, nullptr);
+  const int nout = static_cast<int>(p.output_dtypes.size());
   // The engine sees the non-constant inputs and the outputs only.
   const int nargs = b.nvar + nout;
   char* eptrs[kMaxArgs];
@@ -339,6 +435,157 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
     ++e;
   }
   run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est);
+}
+
+void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, int64_t inner,
+                      const int64_t* strides_outer, const int64_t* strides_inner,
+                      int64_t out_stride) {
+  if (p.reduce_op < 0 || p.output_dtypes.size() != 1 || outer <= 0) return;
+  const ReduceKernel& k = reduce_table(active_isa()).k[p.reduce_op][p.output_dtypes[0]];
+  if (!k.row) return;  // validate_fused rejects this
+  char* out = ptrs[p.ninputs];
+  if (inner <= 0) {
+    for (int64_t o = 0; o < outer; ++o) k.identity(out + o * out_stride);
+    return;
+  }
+  const int odt = p.output_dtypes[0];
+  const int nvar = p.ninputs - p.nconst;
+  const int64_t osz = dtype_itemsize(odt);
+  const int nt = outer * inner >= kParallelMinElements ? get_num_threads() : 1;
+  // reduce_run's strategy rule for a contiguous [outer, inner] (the unfused path): short
+  // rows of many outputs fold vertically (each output a sequential fold of its row),
+  // others horizontally (row kernel, leaf cascade). Following it keeps the bits equal.
+  const bool vertical = inner < 16 && outer >= 64;
+  bool packable = true;  // every input walks the [outer, inner] space linearly
+  for (int a = 0; a < nvar; ++a)
+    if (strides_outer[a] != inner * strides_inner[a]) packable = false;
+  Bound b;
+  bind_program(b, p, ptrs, outer * inner, &k);
+  if (outer >= 2 && inner * 2 <= b.block && packable) {
+    // Short rows: blocks of whole rows over the flattened space, each block's rows
+    // reduced from the staging slot (vertically with k.cols, or one k.row per row).
+    const int64_t rows_per_block = b.block / inner;
+    b.block = rows_per_block * inner;
+    const size_t abytes = static_cast<size_t>(k.acc_size) * rows_per_block;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      const int t = omp_get_thread_num(), n = omp_get_num_threads();
+      const int64_t r0 = outer * t / n, r1 = outer * (t + 1) / n;
+      static thread_local std::vector<char> acc, scratch;
+      if (vertical) {
+        acc.resize(abytes);
+        scratch.resize(abytes * (cascade_levels(1) + 1));
+      }
+      RowSpan rs;
+      rs.nd = 1;
+      rs.dims[0] = inner;
+      rs.strides[0] = osz;
+      rs.begin = 0;
+      rs.end = inner;
+      auto sink = [&](const char* stage, int64_t lo, int64_t m) {
+        const int64_t first = r0 + lo / inner, nr = m / inner;
+        char* dst = out + first * out_stride;
+        if (vertical) {
+          k.cols(stage, nr, inner * osz, rs, acc.data(), scratch.data());
+          k.store(acc.data(), nr, dst, out_stride);
+          return;
+        }
+        alignas(64) char lanes[64];
+        for (int64_t r = 0; r < nr; ++r) {
+          k.row(stage + r * inner * osz, inner, osz, lanes);
+          k.finish(lanes, dst + r * out_stride);
+        }
+      };
+      if (r1 > r0) {
+        char* args[kMaxArgs];
+        int64_t st[kMaxArgs];
+        for (int a = 0; a < nvar; ++a) {
+          args[a] = ptrs[a] + r0 * strides_outer[a];
+          st[a] = strides_inner[a];
+        }
+        args[nvar] = nullptr;
+        st[nvar] = osz;
+        eval_rows(b, args, st, (r1 - r0) * inner, &sink);
+      }
+    }
+    return;
+  }
+  if (outer >= 64 && inner < kShortRowTemp) {
+    // Many short rows the flattened walk cannot cover (a broadcast or sliced input): the
+    // values into a temporary (run_fused), then reduce_run - cheaper than a block per row.
+    std::unique_ptr<char[]> tmp(new char[static_cast<size_t>(outer * inner * osz) + 64]);
+    char* t0 = tmp.get() + ((64 - (reinterpret_cast<uintptr_t>(tmp.get()) & 63)) & 63);
+    std::vector<char*> tptrs(ptrs, ptrs + p.ninputs);
+    tptrs.push_back(t0);
+    std::vector<int64_t> tst;
+    for (int a = 0; a < p.ninputs; ++a) {
+      tst.push_back(a < nvar ? strides_outer[a] : 0);
+      tst.push_back(a < nvar ? strides_inner[a] : 0);
+    }
+    tst.push_back(inner * osz);
+    tst.push_back(osz);
+    const int64_t dims[2] = {outer, inner};
+    run_fused(p, tptrs.data(), 2, dims, tst.data());
+    const int64_t src_st[2] = {inner * osz, osz};
+    const int64_t dst_st[2] = {out_stride != 0 ? out_stride : osz, 0};
+    reduce_run(p.reduce_op, odt, t0, 2, dims, src_st, dst_st, out);
+    return;
+  }
+  // Chunks of a row: a power-of-two number of blocks, fixed (not the thread count's).
+  int64_t chunk = b.block;
+  while (chunk * 2 <= kFusedReduceChunk) chunk *= 2;
+  const int64_t cpr = (inner + chunk - 1) / chunk;  // chunks per row
+  // Values (o, lo .. lo + n) reduced into c: full blocks pushed, a last partial one the tail.
+  auto eval = [&](int64_t o, int64_t lo, int64_t n, Cascade& c) {
+    char* args[kMaxArgs];
+    int64_t st[kMaxArgs];
+    for (int a = 0; a < nvar; ++a) {
+      args[a] = ptrs[a] + o * strides_outer[a] + lo * strides_inner[a];
+      st[a] = strides_inner[a];
+    }
+    args[nvar] = nullptr;
+    st[nvar] = osz;
+    auto sink = [&](const char* stage, int64_t, int64_t m) {
+      k.row(stage, m, osz, c.slot());
+      if (m == b.block) c.push();
+      else c.set_tail();
+    };
+    eval_rows(b, args, st, n, &sink);
+  };
+  if (nt <= 1 || cpr == 1 || outer >= 4 * int64_t{nt}) {
+    // Whole rows per thread (many rows, or short ones).
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t o = 0; o < outer; ++o) {
+      Cascade c(&k);
+      eval(o, 0, inner, c);
+      k.finish(c.fold(), out + o * out_stride);
+    }
+    return;
+  }
+  // Few long rows: (row, chunk) items over the threads, then each row's chunk partials
+  // join one cascade in order - the tree a whole-row evaluation builds.
+  const int64_t items = outer * cpr;
+  struct alignas(64) Part {
+    char b[64];
+  };
+  std::vector<Part> part(static_cast<size_t>(items));
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t it = 0; it < items; ++it) {
+    const int64_t o = it / cpr, q = it % cpr;
+    Cascade c(&k);
+    eval(o, q * chunk, std::min(chunk, inner - q * chunk), c);
+    std::memcpy(part[it].b, c.fold(), 64);
+  }
+  const bool tail = inner % chunk != 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    Cascade c(&k);
+    for (int64_t q = 0; q < cpr; ++q) {
+      std::memcpy(c.slot(), part[o * cpr + q].b, 64);
+      if (tail && q == cpr - 1) c.set_tail();
+      else c.push();
+    }
+    k.finish(c.fold(), out + o * out_stride);
+  }
 }
 
 }  // namespace xarr

@@ -53,6 +53,12 @@ struct FusedProgram {
   // ignored (broadcast everywhere). They do not count against kMaxArgs: at most kMaxArgs
   // non-constant inputs + outputs, at most kFusedMaxOperands operands in all.
   int nconst = 0;
+  // kind=kInput fusion: -1 (none) or kReduce_SUM / kReduce_MAX / kReduce_MIN
+  // (kernels/reduce/reduce.h). The program then has exactly one output, whose values are
+  // reduced by run_fused_reduce instead of stored (run_fused ignores this field and stores
+  // them). Semantics are reduce.h's: integers wrap, pred SUM = or (MAX = or, MIN = and),
+  // f16/bf16 accumulate in f32, MAX/MIN propagate NaN and are not defined for complex.
+  int reduce_op = -1;
 };
 
 // Checks operand counts, registers, dtypes and that a loop exists for every instruction in
@@ -64,5 +70,30 @@ std::string validate_fused(const FusedProgram& p);
 // eager engine. Call validate_fused first.
 void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t* dims,
                const int64_t* strides);
+
+// Runs a reducing program (p.reduce_op >= 0) over the 2-D iteration space [outer, inner]:
+//   out[o] = reduce over i < inner of the program's output value at (o, i).
+// ptrs = the inputs (constants included) then the output; strides_outer[a] and
+// strides_inner[a] are input a's BYTE strides along the two dims (ignored for constants);
+// out_stride is the output's byte stride along outer. inner == 0 writes the identity.
+// The values are evaluated block by block with run_fused's loops (bit-identical to the
+// unfused elementwise result); each block of B values (B a power-of-two multiple of the
+// reduce kernel's leaf) is reduced with reduce.h's row kernel and the block partials are
+// combined in a binary cascade: the same evaluation tree reduce_run uses on a contiguous
+// row of the same length, so fused and unfused (run_fused + reduce_run) agree bit for bit.
+// Short rows (inner <= half a block) whose inputs walk [outer, inner] linearly are packed:
+// blocks of whole rows over the flattened space, each row reduced from the block; with
+// inner < 16 and outer >= 64 each output is then a sequential fold of its row (reduce_run's
+// vertical strategy for that shape, so the bits still match). Many short rows (< 64) of
+// inputs that are not linear (a sliced or broadcast input) are computed into a temporary
+// and reduced by reduce_run.
+// Threads: rows are split across threads; with fewer than 4 rows per thread, fixed-size
+// chunks of kFusedReduceChunk elements of a row (a power-of-two number of blocks) whose
+// partials join the row's cascade in order. Results never depend on the thread count.
+// Call validate_fused first.
+constexpr int64_t kFusedReduceChunk = int64_t{1} << 16;
+void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, int64_t inner,
+                      const int64_t* strides_outer, const int64_t* strides_inner,
+                      int64_t out_stride);
 
 }  // namespace xarr

@@ -25,6 +25,7 @@ from xarr._dtypes import DTYPES, XLA_NAMES
 from xarr._graph.ir import TensorType, type_text
 from xarr._ops.elementwise import OPS
 from xarr._ops.structural import STRUCTURAL
+from xarr._graph.passes import INPUT_FUSION_MONOIDS, is_identity
 from xarr._tensor import FUSED_CONVERT, FusedKernel, Tensor
 
 _COPY = OPS["copy"]
@@ -38,6 +39,18 @@ class KernelPlan:
     """A fused computation lowered for the executor: run(operands) -> output tensors."""
 
     def __init__(self, fused, out_types):
+        reduce_op, reduce_ndim = -1, 0
+        self.epilogue = None
+        if fused.root.op == "reduce":   # kind=kInput: lower the producer, reduce its blocks
+            red = fused.root
+            init = red.operands[1]
+            if not is_identity(init, red.attrs["monoid"]):
+                self.epilogue = (red.attrs["monoid"], init.attrs["value"])
+            fused = _ElementwisePart(fused, red.operands[0])
+            reduce_op = getattr(_tensor, "REDUCE_" + INPUT_FUSION_MONOIDS[red.attrs["monoid"]])
+            reduce_ndim = len(red.attrs["dimensions"])
+            reduce_type = out_types[0]
+            out_types = [red.operands[0].type]
         self.shape = tuple(out_types[0].dims)
         self.out_types = out_types
         inputs = []                      # (operand number or None, map, baked tensor)
@@ -175,12 +188,20 @@ class KernelPlan:
                              fused.parameters[number].code)
         from xarr._dtypes import CODE_OF
         in_codes = [CODE_OF[d] if not isinstance(d, int) else d for d in in_dtypes]
-        self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types], kcode,
-                                  constants)
-        self.kernel.bind([number for number, m, baked in inputs],
-                         [m for number, m, baked in inputs],
-                         [baked for number, m, baked in inputs],
-                         self.shape, [t.m2m for t in out_types])
+        if reduce_op < 0:
+            self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types],
+                                      kcode, constants)
+            self.kernel.bind([number for number, m, baked in inputs],
+                             [m for number, m, baked in inputs],
+                             [baked for number, m, baked in inputs],
+                             self.shape, [t.m2m for t in out_types])
+        else:
+            self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types],
+                                      kcode, constants, reduce_op=reduce_op)
+            self.kernel.bind([number for number, m, baked in inputs],
+                             [m for number, m, baked in inputs],
+                             [baked for number, m, baked in inputs],
+                             self.shape, [reduce_type.m2m], reduce_ndim=reduce_ndim)
 
     def _iota_source(self, iota, dims, input_for):
         k = iota.attrs["iota_dimension"]
@@ -190,6 +211,17 @@ class KernelPlan:
 
     def run(self, operands):
         return self.kernel(operands)
+
+
+class _ElementwisePart:
+    """The elementwise producer of a kInput fusion, seen as a fused computation whose
+    ROOT is the reduction's operand (what KernelPlan lowers)."""
+
+    def __init__(self, fused, root):
+        self.parameters = fused.parameters
+        self.instructions = [i for i in fused.instructions
+                             if i.op != "reduce" and i is not fused.root.operands[1]]
+        self.root = root
 
 
 # ------------------------------------------------------------------------ executable
@@ -222,7 +254,8 @@ class Executable:
         root = comp.root
         if len(steps) == 1 and root.op == "fusion" and not root.is_tuple and not init and \
                 all(o.op == "parameter" for o in root.operands) and \
-                isinstance(getattr(self, "_last_plan", None), KernelPlan):
+                isinstance(getattr(self, "_last_plan", None), KernelPlan) and \
+                self._last_plan.epilogue is None:
             # parameters -> one kernel -> ROOT: skip the slot machinery
             kernel = self._last_plan.kernel
             numbers = [o.attrs["number"] for o in root.operands]
@@ -241,6 +274,10 @@ class Executable:
                 sub = Executable(i.calls[0])
                 return lambda *xs: sub.run(list(xs))
             kernel = plan.kernel
+            if plan.epilogue is not None:      # kInput with a non-identity init
+                from xarr._ops.elementwise import lax_apply
+                monoid, init = plan.epilogue
+                return lambda *xs: lax_apply(monoid, kernel(xs)[0], init)
             if not i.is_tuple:
                 return lambda *xs: kernel(xs)[0]
             return lambda *xs: tuple(kernel(xs))

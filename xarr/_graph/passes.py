@@ -32,7 +32,8 @@ FUSIBLE = ELEMENTWISE | {"convert", "broadcast", "iota", "constant"}
 LEAVES = {"broadcast", "iota", "constant"}   # cheap: duplicated into each consuming fusion
 # Reductions register here when they arrive (issue 4): an elementwise producer fuses into
 # a consuming reduction as kind=kInput. The hook: fuse() asks REDUCTION_OPS.
-REDUCTION_OPS = set()
+REDUCTION_OPS = {"reduce"}
+INPUT_FUSION_MONOIDS = {"add": "SUM", "max": "MAX", "min": "MIN"}
 MAX_FUSION_OPERANDS = _tensor.MAX_FUSED_OPERANDS   # kernel inputs + outputs (C++ limit)
 MAX_FUSION_TEMPS = 16
 
@@ -373,6 +374,70 @@ def fuse(comp):
         g.members.sort(key=lambda m: _position(comp, m))
         _outline(comp, g, users, root_outputs)
     topo_sort(comp)
+    fuse_into_reductions(comp)
+
+
+def fuse_into_reductions(comp):
+    """kind=kInput: a single-output kLoop fusion read only by a reduction (a monoid in
+    INPUT_FUSION_MONOIDS with a constant init, over the trailing dims of a row-major
+    iteration) becomes one fusion whose ROOT is the reduction, so the executor reduces
+    each block as it computes it: one pass over memory, no intermediate array. An init
+    value that is not the monoid's exact identity is applied to the reduced result (a
+    scalar epilogue of the same kernel step)."""
+    users = comp.users()
+    for r in list(comp.instructions):
+        if r.op not in REDUCTION_OPS or r.attrs.get("monoid") not in INPUT_FUSION_MONOIDS:
+            continue
+        f, init = r.operands
+        if f.op != "fusion" or f.attrs.get("kind") != "kLoop" or f.is_tuple or \
+                len(users[f]) != 1 or f not in comp.instructions:
+            continue
+        dims = r.attrs["dimensions"]
+        n = len(f.dims)
+        if tuple(sorted(dims)) != tuple(range(n - len(dims), n)) or f.type.m2m is not None:
+            continue
+        if any(not p.is_tuple and p.type.m2m is not None for p in f.operands):
+            continue
+        if _scalar_value(init) is None:
+            continue
+        fused = f.calls[0]
+        root = fused.root
+        c_init = Instruction("constant", (), init.type, dict(init.attrs))
+        fused.add(c_init)
+        red = Instruction("reduce", [root, c_init], r.type, dict(r.attrs),
+                          [r.attrs["computation"]] if r.attrs.get("computation") else [])
+        fused.add(red)
+        fused.root = red
+        f.type = r.type
+        f.attrs = dict(f.attrs, kind="kInput")
+        replace_uses(comp, r, f)
+    topo_sort(comp)
+
+
+def is_identity(init, monoid):
+    """Whether the scalar constant ``init`` is exactly the monoid's identity (so applying
+    it changes no bit: -0.0 for float add, -inf / +inf or the integer extremes)."""
+    v = _scalar_value(init)
+    if v is None:
+        return False
+    if monoid == "add":   # -0.0 is the float identity (x + -0.0 == x, also for x = -0.0)
+        return v == 0 and (not isinstance(v, float) or bool(np.signbit(v)))
+    if monoid == "max":
+        return v == float("-inf") or (isinstance(v, (int, bool)) and
+                                      v == _int_extreme(init.code, low=True))
+    return v == float("inf") or (isinstance(v, (int, bool)) and
+                                 v == _int_extreme(init.code, low=False))
+
+
+def _int_extreme(code, low):
+    from xarr._dtypes import DTYPES
+    dt = DTYPES[code]
+    if dt == np.bool_:
+        return False if low else True
+    if dt.kind not in "iu":
+        return None
+    info = np.iinfo(dt)
+    return int(info.min if low else info.max)
 
 
 def _position(comp, instr):

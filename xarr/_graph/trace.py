@@ -325,6 +325,10 @@ class Traced:
         perm[-1], perm[-2] = perm[-2], perm[-1]
         return self.transpose(perm)
 
+    def __array_namespace__(self, *, api_version=None):
+        import xarr
+        return xarr
+
     def __len__(self):
         if not self.instr.dims:
             raise TypeError("len() of a 0-d tensor")
@@ -397,8 +401,14 @@ class Traced:
     def __getitem__(self, key):
         if self.instr.computation.kind == "lazy":
             return self.concrete()[key]
-        raise TracerConversionError("xa.jit: indexing a traced tensor arrives with "
-                                    "lax.slice / lax.dynamic_slice (issue 4)")
+        from xarr._ops import indexing
+        return indexing.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        raise TypeError("xa.jit / xa.lazy: item assignment (x[key] = v) on a traced value is "
+                        "not supported; traced values are immutable (a functional update "
+                        "arrives later) - assign on eager tensors, or build the result with "
+                        "xa.where")
 
     # ---------------------------------------------------------------- shape methods
     def astype(self, dtype, copy=True):

@@ -682,6 +682,10 @@ def setitem(target, key, value):
         setitem(tmp, key, value)
         _layout.retile_into(target, tmp)
         return
+    from xarr._ops import indexing as _indexing
+    if _indexing.is_advanced(key):
+        _indexing.setitem(target, key, value)
+        return
     view = _tensor.basic_getitem(target, key)
     if not isinstance(value, Tensor):
         if isinstance(value, _PY_SCALARS):
@@ -707,9 +711,9 @@ def setitem(target, key, value):
 
 
 def advanced_getitem(t, key):
-    raise IndexError(f"only integers, slices (':'), ellipsis ('...') and None are valid "
-                     f"indices for now; got {key!r} (integer-array and boolean-mask "
-                     f"indexing are not implemented yet)")
+    """Integer-array / boolean-mask indexing (xarr/_ops/indexing.py)."""
+    from xarr._ops import indexing as _indexing
+    return _indexing.advanced_getitem(t, key)
 
 
 def matmul(a, b):

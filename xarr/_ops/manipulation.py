@@ -94,6 +94,10 @@ def _common(arrays, fn):
 def concatenate(arrays, axis=0, dtype=None):
     vals = _common(list(arrays), "concatenate")
     if dtype is not None:
+        dtype = np.dtype(dtype)
+        if not np.can_cast(vals[0].dtype, dtype, "same_kind"):
+            raise TypeError(f"xa.concatenate: cannot cast {vals[0].dtype} to {dtype} under "
+                            f"casting rule 'same_kind'")
         vals = [v.astype(dtype) for v in vals]
     if axis is None:
         vals = [ravel(v) for v in vals]
@@ -244,8 +248,8 @@ def _empty_along(x, a):
 
 
 def repeat(x, repeats, axis=None):
-    """Repeats each element ``repeats`` times (an integer; per-element counts arrive with
-    the gather kernels)."""
+    """Repeats each element ``repeats`` times (an integer, or one count per element along
+    ``axis``: xarr/_ops/indexing.py repeat_array)."""
     x = _arr(x)
     if axis is None:
         x = ravel(x)
@@ -254,8 +258,8 @@ def repeat(x, repeats, axis=None):
     try:
         r = operator.index(repeats)
     except TypeError:
-        raise NotImplementedError("xa.repeat: per-element repeat counts need the gather "
-                                  "kernel (issue 4, advanced indexing); pass one integer")
+        from xarr._ops import indexing
+        return indexing.repeat_array(x, repeats, a)
     if r < 0:
         raise ValueError(f"xa.repeat: negative repeats {r}")
     from xarr import lax

@@ -46,8 +46,19 @@ class StructuralOp:
 STRUCTURAL = {}
 
 
+def on_strided(impl):
+    """impl with its tensor operands made strided first (tiled / padded layouts have no
+    strides the impls could use): the graph executor calls ``impl`` with the tensors as
+    they are, so the normalization ``apply`` does eagerly must happen here too."""
+    def run(*xs, **attrs):
+        return impl(*[_tensor.strided(x) if isinstance(x, Tensor) else x for x in xs],
+                    **attrs)
+    run.__name__ = getattr(impl, "__name__", "impl")
+    return run
+
+
 def defop(name, rule, impl, view=False, text=None):
-    STRUCTURAL[name] = StructuralOp(name, rule, impl, view, text)
+    STRUCTURAL[name] = StructuralOp(name, rule, on_strided(impl), view, text)
     if text is not None:
         ATTR_TEXT[name] = text
 
@@ -360,6 +371,7 @@ def _pad_impl(x, value, padding_config):
         src_key.append(builtins.slice(first, last + 1))
         dst_key.append(builtins.slice(lo + first * step, lo + last * step + 1, step))
     if x.ndim == 0:
+        _tensor.convert_into(out, x)
         return out
     dst = out[tuple(dst_key)]
     _tensor.convert_into(dst, x[tuple(src_key)])
@@ -382,7 +394,9 @@ def pad(operand, padding_value, padding_config):
     if any(len(c) != 3 for c in cfg):
         raise ValueError(f"lax.pad: each padding_config entry is (low, high, interior), got "
                          f"{padding_config}")
-    if not isinstance(padding_value, (Tensor, Traced)):
+    if isinstance(padding_value, (np.generic, np.ndarray)):
+        padding_value = as_operand(padding_value)
+    elif not isinstance(padding_value, (Tensor, Traced)):
         padding_value = _tensor.scalar_tensor(padding_value, CODE_OF[operand.dtype])
     return apply("pad", [operand, padding_value], padding_config=cfg)
 
@@ -483,12 +497,14 @@ def _tensor_itemsize(code):
 def _bitcast_impl(x, new_code):
     src = x if x.flags["C_CONTIGUOUS"] else _tensor.copy_dense(x)
     arr = np.asarray(src)
-    out = arr.view(DTYPES[new_code])
     a, b = arr.dtype.itemsize, DTYPES[new_code].itemsize
     if a > b:
-        out = out.reshape(arr.shape + (a // b,))
-    elif a < b:
-        out = out.reshape(arr.shape[:-1])
+        # a trailing unit dim first: NumPy refuses to change the itemsize of a 0-d array
+        out = arr.reshape(arr.shape + (1,)).view(DTYPES[new_code])
+    else:
+        out = arr.view(DTYPES[new_code])
+        if a < b:
+            out = out.reshape(arr.shape[:-1])
     return _tensor.wrap_numpy(out)
 
 

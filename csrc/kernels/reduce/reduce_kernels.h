@@ -1,0 +1,580 @@
+// The reduction primitives of one ISA (reduce.h's ReduceKernel), and the function that
+// fills a ReduceTable with them.
+//
+// Compiled once per ISA (reduce_ref.cpp, reduce_baseline.cpp, reduce_avx2.cpp,
+// reduce_avx512.cpp) inside a distinct namespace XARR_ISA_NS. The reference
+// (XARR_REDUCE_REFERENCE) runs the lanes as plain scalar loops; the vector builds run the
+// same lanes as 64 bytes of native GCC vectors (2 ymm on AVX2, 1 zmm on AVX-512, 4 xmm on
+// SSE2), so each lane sees the same operations in the same order and every table gives
+// the same bits.
+//
+// Horizontal (the reduced dim is contiguous): a leaf is kLeafLanes lane elements; lane j
+// folds elements j, j+L, j+2L ... of the leaf in order starting from the identity (-0.0 for
+// float sums, so a sum of -0.0 stays -0.0). Leaves are combined in a binary cascade
+// (a binary counter: two items of the same level merge, older op newer); what is left is
+// folded from the newest to the oldest item. The 64-byte result is then folded by halving
+// (lane j op lane j + L/2, ...) to one value.
+// Vertical (a major dim is reduced): a leaf is kRowLeaf rows folded column by column in
+// order (starting from the first row), leaves cascade the same way.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "kernels/reduce/reduce.h"
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+#if defined(__AVX512F__)
+// GCC 12's _mm512_cvtph_ps warns about its own internal passthrough operand.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#ifndef XARR_ISA_NS
+#error "define XARR_ISA_NS before including reduce_kernels.h"
+#endif
+
+namespace xarr {
+namespace XARR_ISA_NS {
+namespace red {
+
+#if defined(XARR_REDUCE_REFERENCE)
+#define XARR_RSIMD
+constexpr bool kVectorBuild = false;
+#else
+#define XARR_RSIMD _Pragma("omp simd")
+constexpr bool kVectorBuild = true;
+#endif
+
+template <class T> struct IsCplx : std::false_type {};
+template <class R> struct IsCplx<std::complex<R>> : std::true_type {};
+template <class T> struct RealT { using type = T; };
+template <class R> struct RealT<std::complex<R>> { using type = R; };
+
+// ------------------------------------------------------------------ monoids
+// f(older, newer) for scalars; fv for 64-byte vectors of the same lanes.
+struct FSum {
+  static constexpr bool kWrap = true;
+  template <class A> static A id() {
+    if constexpr (std::is_floating_point_v<A>) return A(-0.0);
+    else if constexpr (IsCplx<A>::value) return A(-0.0, -0.0);
+    else return A(0);
+  }
+  template <class A> static A empty() { return A(0); }
+  template <class X> static X f(X a, X b) { return static_cast<X>(a + b); }
+  template <class X> static X fv(X a, X b) { return a + b; }
+};
+struct FProd {
+  static constexpr bool kWrap = true;
+  template <class A> static A id() { return A(1); }
+  template <class A> static A empty() { return A(1); }
+  template <class X> static X f(X a, X b) {
+    if constexpr (std::is_integral_v<X> && sizeof(X) < sizeof(unsigned))
+      return static_cast<X>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+    else return a * b;
+  }
+  template <class X> static X fv(X a, X b) { return a * b; }
+};
+struct FMax {
+  static constexpr bool kWrap = false;
+  template <class A> static A id() {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  template <class A> static A empty() { return id<A>(); }
+  template <class X> static X f(X a, X b) {
+    if constexpr (std::is_floating_point_v<X>) return (a >= b || a != a) ? a : b;
+    else return a >= b ? a : b;
+  }
+  template <class X> static X fv(X a, X b) {
+    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
+      return ((a >= b) | (a != a)) ? a : b;
+    else return a >= b ? a : b;
+  }
+  // cand strictly beats cur (NaN beats any number; the first NaN stays).
+  template <class A> static bool better(A c, A cur) {
+    if constexpr (std::is_floating_point_v<A>) return c > cur || (c != c && cur == cur);
+    else return c > cur;
+  }
+};
+struct FMin {
+  static constexpr bool kWrap = false;
+  template <class A> static A id() {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  template <class A> static A empty() { return id<A>(); }
+  template <class X> static X f(X a, X b) {
+    if constexpr (std::is_floating_point_v<X>) return (a <= b || a != a) ? a : b;
+    else return a <= b ? a : b;
+  }
+  template <class X> static X fv(X a, X b) {
+    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
+      return ((a <= b) | (a != a)) ? a : b;
+    else return a <= b ? a : b;
+  }
+  template <class A> static bool better(A c, A cur) {
+    if constexpr (std::is_floating_point_v<A>) return c < cur || (c != c && cur == cur);
+    else return c < cur;
+  }
+};
+struct FAnd {
+  static constexpr bool kWrap = false;
+  template <class A> static A id() { return static_cast<A>(~A(0)); }
+  template <class A> static A empty() { return id<A>(); }
+  template <class X> static X f(X a, X b) { return static_cast<X>(a & b); }
+  template <class X> static X fv(X a, X b) { return a & b; }
+};
+struct FOr {
+  static constexpr bool kWrap = false;
+  template <class A> static A id() { return A(0); }
+  template <class A> static A empty() { return A(0); }
+  template <class X> static X f(X a, X b) { return static_cast<X>(a | b); }
+  template <class X> static X fv(X a, X b) { return a | b; }
+};
+
+// Accumulator type: pred -> u8 (0/1), f16/bf16 -> f32, wrapping ops on integers -> unsigned.
+template <class X> struct Same { using type = X; };
+template <class T, class F> struct AccOf {
+  using C0 = typename TypeInfo<T>::compute;
+  using C = std::conditional_t<std::is_same_v<T, bool>, uint8_t, C0>;
+  using type = typename std::conditional_t<std::is_integral_v<C> && F::kWrap,
+                                           std::make_unsigned<C>,
+                                           Same<C>>::type;
+};
+
+// The native vector width of the build: a 64-byte lane block is kNV native vectors.
+#if defined(__AVX512F__)
+constexpr int kVB = 64;
+#elif defined(__AVX__)
+constexpr int kVB = 32;
+#else
+constexpr int kVB = 16;
+#endif
+
+template <class H, bool = !IsCplx<H>::value> struct VecOf {
+  typedef H type __attribute__((vector_size(kVB)));
+};
+template <class H> struct VecOf<H, false> { struct type {}; };
+
+// ------------------------------------------------------------------ kernels
+template <class T, class F> struct Kern {
+  using A = typename AccOf<T, F>::type;
+  static constexpr bool kCS = IsCplx<A>::value && std::is_same_v<F, FSum>;
+  using H = std::conditional_t<kCS, typename RealT<A>::type, A>;
+  static constexpr int kPer = kCS ? 2 : 1;              // lane elements per storage element
+  static constexpr int L = 64 / sizeof(H);
+  static constexpr int64_t kLeafLanes = 32 * L;
+  static constexpr int64_t kLeaf = kLeafLanes / kPer;
+  static constexpr int64_t kRowLeaf = 32;
+  static constexpr bool kVec = kVectorBuild && !IsCplx<H>::value;
+  using V = typename VecOf<H>::type;
+
+  static A ld(const T& v) { return static_cast<A>(load<T>(v)); }
+  static void put(A r, char* dst) {
+    T v;
+    if constexpr (std::is_same_v<T, bool>) v = r != 0;
+    else if constexpr (std::is_same_v<T, f16>) v = static_cast<f16>(r);
+    else if constexpr (std::is_same_v<T, bf16>) v = float_to_bf16(r);
+    else v = static_cast<T>(r);
+    std::memcpy(dst, &v, sizeof(T));
+  }
+  // Lane element k of a row (storage stride s).
+  static H get(const char* x, int64_t s, int64_t k) {
+    if constexpr (kCS) {
+      H v;
+      std::memcpy(&v, x + (k >> 1) * s + (k & 1) * int64_t(sizeof(H)), sizeof(H));
+      return v;
+    } else {
+      T v;
+      std::memcpy(&v, x + k * s, sizeof(T));
+      return static_cast<H>(ld(v));
+    }
+  }
+  // VL lane elements k .. k+VL-1 of a contiguous row (one native vector).
+  static constexpr int kNV = 64 / kVB;
+  static constexpr int VL = kVB / int(sizeof(H));
+  static V vload(const char* x, int64_t k) {
+    V v;
+    if constexpr (kVec) {
+      if constexpr (std::is_same_v<T, f16>) {
+#if defined(__AVX512F__)
+        v = reinterpret_cast<V>(_mm512_cvtph_ps(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + k * 2))));
+        return v;
+#elif defined(__F16C__)
+        v = reinterpret_cast<V>(
+            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k * 2))));
+        return v;
+#endif
+        typedef _Float16 VH __attribute__((vector_size(kVB / 2)));
+        VH h;
+        std::memcpy(&h, x + k * 2, kVB / 2);
+        v = __builtin_convertvector(h, V);
+      } else if constexpr (std::is_same_v<T, bf16>) {
+        typedef uint16_t VU16 __attribute__((vector_size(kVB / 2)));
+        typedef uint32_t VU32 __attribute__((vector_size(kVB)));
+        VU16 h;
+        std::memcpy(&h, x + k * 2, kVB / 2);
+        VU32 u = __builtin_convertvector(h, VU32) << 16;
+        std::memcpy(&v, &u, kVB);
+      } else {
+        std::memcpy(&v, x + k * int64_t(sizeof(H)), kVB);
+      }
+    }
+    return v;
+  }
+
+  static void leaf(const char* x, int64_t s, int64_t k0, int64_t m, H* lanes) {
+    int64_t k = 0;
+    const bool contig = s == int64_t(sizeof(T));
+    if constexpr (kVec) {
+      if (contig && m >= L) {
+        // Named accumulators (an array would live in memory).
+        V a0;
+        for (int j = 0; j < VL; ++j) a0[j] = F::template id<H>();
+        V a1 = a0, a2 = a0, a3 = a0;
+        for (; k + L <= m; k += L) {
+          a0 = F::fv(a0, vload(x, k0 + k));
+          if constexpr (kNV > 1) a1 = F::fv(a1, vload(x, k0 + k + VL));
+          if constexpr (kNV > 2) {
+            a2 = F::fv(a2, vload(x, k0 + k + 2 * VL));
+            a3 = F::fv(a3, vload(x, k0 + k + 3 * VL));
+          }
+        }
+        std::memcpy(lanes, &a0, kVB);
+        if constexpr (kNV > 1) std::memcpy(lanes + VL, &a1, kVB);
+        if constexpr (kNV > 2) {
+          std::memcpy(lanes + 2 * VL, &a2, kVB);
+          std::memcpy(lanes + 3 * VL, &a3, kVB);
+        }
+      } else {
+        for (int j = 0; j < L; ++j) lanes[j] = F::template id<H>();
+      }
+    } else {
+      for (int j = 0; j < L; ++j) lanes[j] = F::template id<H>();
+      for (; k + L <= m; k += L)
+        for (int j = 0; j < L; ++j) lanes[j] = F::f(lanes[j], get(x, s, k0 + k + j));
+    }
+    for (; k < m; ++k) lanes[k % L] = F::f(lanes[k % L], get(x, s, k0 + k));
+  }
+
+  static void comb_h(H* a, const H* b) {
+    XARR_RSIMD
+    for (int j = 0; j < L; ++j) a[j] = F::f(a[j], b[j]);
+  }
+
+  static void row(const char* x, int64_t n, int64_t s, void* out) {
+    H st[64][L];
+    int lev[64];
+    int top = 0;
+    bool tail = false;
+    const int64_t m = n * kPer;
+    for (int64_t k0 = 0; k0 < m; k0 += kLeafLanes) {
+      const int64_t cnt = std::min(kLeafLanes, m - k0);
+      leaf(x, s, k0, cnt, st[top]);
+      if (cnt < kLeafLanes) {
+        tail = true;
+        break;
+      }
+      lev[top++] = 0;
+      while (top >= 2 && lev[top - 1] == lev[top - 2]) {
+        comb_h(st[top - 2], st[top - 1]);
+        ++lev[top - 2];
+        --top;
+      }
+    }
+    int r;
+    if (tail) {
+      r = top;
+    } else if (top == 0) {
+      H* o = static_cast<H*>(out);
+      for (int j = 0; j < L; ++j) o[j] = F::template id<H>();
+      return;
+    } else {
+      r = --top;
+    }
+    for (int i = top - 1; i >= 0; --i) {
+      comb_h(st[i], st[r]);
+      r = i;
+    }
+    std::memcpy(out, st[r], 64);
+  }
+
+  static void combine_h(void* a, const void* b, int64_t n) {
+    H* pa = static_cast<H*>(a);
+    const H* pb = static_cast<const H*>(b);
+    for (int64_t j = 0; j < n; ++j) pa[j] = F::f(pa[j], pb[j]);
+  }
+  static void combine_a(void* a, const void* b, int64_t n) {
+    A* pa = static_cast<A*>(a);
+    const A* pb = static_cast<const A*>(b);
+    XARR_RSIMD
+    for (int64_t j = 0; j < n; ++j) pa[j] = F::f(pa[j], pb[j]);
+  }
+
+  static A fold_lanes(H* l) {
+    for (int w = L / 2; w >= kPer; w /= 2)
+      for (int j = 0; j < w; ++j) l[j] = F::f(l[j], l[j + w]);
+    if constexpr (kCS) return A(l[0], l[1]);
+    else return l[0];
+  }
+  static void finish(void* lanes, char* dst) { put(fold_lanes(static_cast<H*>(lanes)), dst); }
+
+  // a[j] = first row (copy), or a[j] = f(a[j], row[j]).
+  static void load_row(A* a, const char* p, int64_t w, int64_t cs) {
+    if (cs == int64_t(sizeof(T))) {
+      const T* q = reinterpret_cast<const T*>(p);
+      XARR_RSIMD
+      for (int64_t j = 0; j < w; ++j) a[j] = ld(q[j]);
+    } else {
+      for (int64_t j = 0; j < w; ++j) {
+        T v;
+        std::memcpy(&v, p + j * cs, sizeof(T));
+        a[j] = ld(v);
+      }
+    }
+  }
+  static void acc_row(A* a, const char* p, int64_t w, int64_t cs) {
+    if (cs == int64_t(sizeof(T))) {
+      const T* q = reinterpret_cast<const T*>(p);
+      XARR_RSIMD
+      for (int64_t j = 0; j < w; ++j) a[j] = F::f(a[j], ld(q[j]));
+    } else {
+      for (int64_t j = 0; j < w; ++j) {
+        T v;
+        std::memcpy(&v, p + j * cs, sizeof(T));
+        a[j] = F::f(a[j], ld(v));
+      }
+    }
+  }
+
+  static void acc_rows4(A* a, const char* const* p, int64_t w, int64_t cs) {
+    if (cs == int64_t(sizeof(T))) {
+      const T* q0 = reinterpret_cast<const T*>(p[0]);
+      const T* q1 = reinterpret_cast<const T*>(p[1]);
+      const T* q2 = reinterpret_cast<const T*>(p[2]);
+      const T* q3 = reinterpret_cast<const T*>(p[3]);
+      XARR_RSIMD
+      for (int64_t j = 0; j < w; ++j)
+        a[j] = F::f(F::f(F::f(F::f(a[j], ld(q0[j])), ld(q1[j])), ld(q2[j])), ld(q3[j]));
+    } else {
+      for (int i = 0; i < 4; ++i) acc_row(a, p[i], w, cs);
+    }
+  }
+
+  static void cols(const char* x, int64_t w, int64_t cs, const RowSpan& rs, void* accp,
+                   void* scratch) {
+    A* stk = static_cast<A*>(scratch);
+    int lev[64];
+    int top = 0;
+    bool tail = false;
+    int64_t idx[32];
+    int64_t off = 0;
+    {
+      int64_t r = rs.begin;
+      for (int d = rs.nd - 1; d >= 0; --d) {
+        idx[d] = r % rs.dims[d];
+        r /= rs.dims[d];
+        off += idx[d] * rs.strides[d];
+      }
+    }
+    for (int64_t r = rs.begin; r < rs.end;) {
+      const int64_t cnt = std::min(kRowLeaf, rs.end - r);
+      A* a = stk + top * w;
+      // Rows of the leaf in order; four at a time fold into a column in one pass (the same
+      // per-column order as one row at a time, with a quarter of the accumulator traffic).
+      const char* p[4];
+      int np = 0;
+      for (int64_t i = 0; i < cnt; ++i, ++r) {
+        p[np++] = x + off;
+        for (int d = rs.nd - 1; d >= 0; --d) {  // next row
+          off += rs.strides[d];
+          if (++idx[d] < rs.dims[d]) break;
+          off -= rs.strides[d] * rs.dims[d];
+          idx[d] = 0;
+        }
+        if (i == 0) {
+          load_row(a, p[0], w, cs);
+          np = 0;
+        } else if (np == 4) {
+          acc_rows4(a, p, w, cs);
+          np = 0;
+        }
+      }
+      for (int i = 0; i < np; ++i) acc_row(a, p[i], w, cs);
+      if (cnt < kRowLeaf) {
+        tail = true;
+        break;
+      }
+      lev[top++] = 0;
+      while (top >= 2 && lev[top - 1] == lev[top - 2]) {
+        combine_a(stk + (top - 2) * w, stk + (top - 1) * w, w);
+        ++lev[top - 2];
+        --top;
+      }
+    }
+    int r;
+    if (tail) {
+      r = top;
+    } else {
+      r = --top;  // rs is never empty here
+    }
+    for (int i = top - 1; i >= 0; --i) {
+      combine_a(stk + i * w, stk + r * w, w);
+      r = i;
+    }
+    std::memcpy(accp, stk + r * w, w * sizeof(A));
+  }
+
+  static void store(const void* accp, int64_t w, char* dst, int64_t ds) {
+    const A* a = static_cast<const A*>(accp);
+    if (ds == int64_t(sizeof(T)) && !std::is_same_v<T, bool>) {
+      T* o = reinterpret_cast<T*>(dst);
+      XARR_RSIMD
+      for (int64_t j = 0; j < w; ++j) {
+        if constexpr (std::is_same_v<T, bf16>) o[j] = float_to_bf16(a[j]);
+        else o[j] = static_cast<T>(a[j]);
+      }
+      return;
+    }
+    for (int64_t j = 0; j < w; ++j) put(a[j], dst + j * ds);
+  }
+  static void identity(char* dst) { put(F::template empty<A>(), dst); }
+
+  // ---------------------------------------------------------------- argmax / argmin
+  static void arg_row(const char* x, int64_t n, int64_t s, int64_t* idx, void* val) {
+    if (n <= 0) {
+      *idx = -1;
+      return;
+    }
+    H lanes[L];
+    row(x, n, s, lanes);
+    const A m = fold_lanes(lanes);
+    std::memcpy(val, &m, sizeof(A));
+    const bool nan = m != m;
+    int64_t i = 0;
+    if (s == int64_t(sizeof(T))) {
+      const T* q = reinterpret_cast<const T*>(x);
+      for (; i + 64 <= n; i += 64) {
+        int hit = 0;
+        XARR_RSIMD
+        for (int j = 0; j < 64; ++j) {
+          const A v = ld(q[i + j]);
+          hit |= (v == m) | (nan & (v != v));
+        }
+        if (hit) break;
+      }
+    }
+    for (; i < n; ++i) {
+      T t;
+      std::memcpy(&t, x + i * s, sizeof(T));
+      const A v = ld(t);
+      if (v == m || (nan && v != v)) break;
+    }
+    *idx = i;
+  }
+  static bool arg_better(const void* cand, const void* cur) {
+    A c, u;
+    std::memcpy(&c, cand, sizeof(A));
+    std::memcpy(&u, cur, sizeof(A));
+    return F::better(c, u);
+  }
+  static void arg_cols(const char* x, int64_t w, int64_t cs, int64_t n, int64_t rs,
+                       void* bestp, int64_t* idx) {
+    A* b = static_cast<A*>(bestp);
+    load_row(b, x, w, cs);
+    for (int64_t j = 0; j < w; ++j) idx[j] = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      const char* p = x + i * rs;
+      if (cs == int64_t(sizeof(T))) {
+        const T* q = reinterpret_cast<const T*>(p);
+        XARR_RSIMD
+        for (int64_t j = 0; j < w; ++j) {
+          const A v = ld(q[j]);
+          const bool take = F::better(v, b[j]);
+          b[j] = take ? v : b[j];
+          idx[j] = take ? i : idx[j];
+        }
+      } else {
+        for (int64_t j = 0; j < w; ++j) {
+          T t;
+          std::memcpy(&t, p + j * cs, sizeof(T));
+          const A v = ld(t);
+          if (F::better(v, b[j])) {
+            b[j] = v;
+            idx[j] = i;
+          }
+        }
+      }
+    }
+  }
+};
+
+template <class T, class F> void fill_one(ReduceTable* t, int op, bool arg) {
+  using K = Kern<T, F>;
+  ReduceKernel& k = t->k[op][TypeInfo<T>::code];
+  k.acc_size = sizeof(typename K::A);
+  k.lanes = K::L;
+  k.leaf = K::kLeaf;
+  k.row_leaf = K::kRowLeaf;
+  k.row = &K::row;
+  k.combine_h = &K::combine_h;
+  k.combine_a = &K::combine_a;
+  k.finish = &K::finish;
+  k.cols = &K::cols;
+  k.store = &K::store;
+  k.identity = &K::identity;
+  if constexpr (std::is_same_v<F, FMax> || std::is_same_v<F, FMin>) {
+    if (arg) {
+      k.arg_row = &K::arg_row;
+      k.arg_better = &K::arg_better;
+      k.arg_cols = &K::arg_cols;
+    }
+  }
+}
+
+inline void fill_table(ReduceTable* t) {
+  for_each_dtype([&](auto tag) {
+    using T = decltype(tag);
+    using C = typename TypeInfo<T>::compute;
+    if constexpr (std::is_same_v<T, bool>) {
+      fill_one<T, FOr>(t, kReduce_SUM, false);
+      fill_one<T, FAnd>(t, kReduce_PROD, false);
+      fill_one<T, FOr>(t, kReduce_MAX, false);
+      fill_one<T, FAnd>(t, kReduce_MIN, false);
+      fill_one<T, FAnd>(t, kReduce_AND, false);
+      fill_one<T, FOr>(t, kReduce_OR, false);
+      fill_one<T, FMax>(t, kReduce_ARGMAX, true);
+      fill_one<T, FMin>(t, kReduce_ARGMIN, true);
+    } else {
+      fill_one<T, FSum>(t, kReduce_SUM, false);
+      // Complex products stay on the reference (GCC may contract them into fmaddsub).
+      if constexpr (!IsCplx<C>::value || !kVectorBuild)
+        fill_one<T, FProd>(t, kReduce_PROD, false);
+      if constexpr (!IsCplx<C>::value) {
+        fill_one<T, FMax>(t, kReduce_MAX, false);
+        fill_one<T, FMin>(t, kReduce_MIN, false);
+        fill_one<T, FMax>(t, kReduce_ARGMAX, true);
+        fill_one<T, FMin>(t, kReduce_ARGMIN, true);
+      }
+      if constexpr (std::is_integral_v<C>) {
+        fill_one<T, FAnd>(t, kReduce_AND, false);
+        fill_one<T, FOr>(t, kReduce_OR, false);
+      }
+    }
+  });
+}
+
+#undef XARR_RSIMD
+
+}  // namespace red
+}  // namespace XARR_ISA_NS
+}  // namespace xarr

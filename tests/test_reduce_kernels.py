@@ -1,0 +1,424 @@
+"""The reduction kernels (csrc/kernels/reduce, bound as ``xarr._tensor.reduce_into``) against
+NumPy, against the scalar reference table on every vector ISA, and 1 against 2 threads.
+
+Exact ops (integer arithmetic, max/min, and/or, argmax/argmin) must equal NumPy. Float sums
+are pairwise: the error against a float64 (complex128) reference stays within
+``(leaf + c log2 n) eps sum|x|``, and within a small multiple of NumPy's own error.
+Every vector ISA gives the reference's bits, and so do 1 and 2 threads.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import xarr as xa
+from conftest import (ALL_DTYPES, BF16, assert_same, finfo, kind, make_tensor, random_array,
+                      to_np)
+from xarr import _tensor as T
+from xarr._dtypes import CODE_OF
+
+CORE = xa._core
+ISAS = CORE.supported_isas()
+VECTOR_ISAS = [i for i in ISAS if i != "ref"]
+OPS = ["sum", "prod", "max", "min", "and", "or", "argmax", "argmin"]
+CODE = {name: getattr(T, "REDUCE_" + name.upper()) for name in OPS}
+LAYOUTS = ["c", "colmajor", "step", "negstep", "transposed"]
+SHAPES = [(0,), (1,), (7,), (300,), (3, 0), (1, 5), (4, 1), (6, 37), (33, 65), (2, 3, 4),
+          (5, 1, 70), (0, 3, 2), (3, 17, 9)]
+PAR = CORE.parallel_min_elements
+
+
+def supported(op, dt):
+    return T.reduce_has_kernel(CODE[op], CODE_OF[np.dtype(dt)])
+
+
+def expected_support(op, dt):
+    k = kind(dt)
+    if op in ("sum", "prod"):
+        return True
+    if op in ("and", "or"):
+        return k in "biu"
+    return k != "c"
+
+
+def out_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if a in axes else d for a, d in enumerate(shape))
+    return tuple(d for a, d in enumerate(shape) if a not in axes)
+
+
+def run(op, t, axes, keepdims=False, m2m=None):
+    """reduce_into into a fresh output; returns the NumPy view of the output."""
+    shape = tuple(t.shape)
+    dt = np.dtype(np.int64) if op.startswith("arg") else np.dtype(t.dtype)
+    out = T.empty(out_shape(shape, axes, keepdims), CODE_OF[dt], m2m)
+    T.reduce_into(CODE[op], out, t, tuple(axes))
+    res = to_np(out)
+    if keepdims:
+        res = res.reshape(out_shape(shape, axes, False))
+    return res
+
+
+def as_f64(x):
+    x = np.asarray(x)
+    if kind(x.dtype) == "c":
+        return x.astype(np.complex128)
+    if kind(x.dtype) == "f":
+        return x.astype(np.float64)
+    return x
+
+
+def np_reduce(op, x, axes):
+    """NumPy's answer (identities for empty reductions; pred sum/prod are or/and)."""
+    axes = tuple(axes)
+    dt = x.dtype
+    k = kind(dt)
+    if op.startswith("arg"):
+        (ax,) = axes
+        xf = x.astype(np.float32) if dt in (np.dtype(np.float16), BF16) else x
+        return (np.argmax if op == "argmax" else np.argmin)(xf, axis=ax).astype(np.int64)
+    if k == "b":
+        fn = np.logical_or if op in ("sum", "max", "or") else np.logical_and
+        return fn.reduce(x, axis=axes) if axes else x.copy()
+    if k in "iu":
+        info = np.iinfo(dt)
+        ident = {"sum": 0, "prod": 1, "max": info.min, "min": info.max, "and": -1, "or": 0}[op]
+        ufunc = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+                 "and": np.bitwise_and, "or": np.bitwise_or}[op]
+        if any(x.shape[a] == 0 for a in axes):
+            return np.full(out_shape(x.shape, axes, False), ident).astype(dt)
+        return ufunc.reduce(x, axis=axes, dtype=dt) if axes else x.copy()
+    # floats: max/min are exact selections; computed in float64 and cast back
+    x64 = as_f64(x)
+    ident = {"max": -np.inf, "min": np.inf}[op]
+    fn = np.maximum if op == "max" else np.minimum
+    r = fn.reduce(x64, axis=axes, initial=ident) if axes else x64
+    return np.asarray(r).astype(dt)
+
+
+def sum_bound(x, axes, dt):
+    """(exact, bound): the float64 sum and the error allowed for a pairwise sum."""
+    x64 = as_f64(x)
+    exact = x64.sum(axis=tuple(axes))
+    absum = np.abs(x64).sum(axis=tuple(axes))
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64)) if axes else 1
+    acc_eps = np.finfo(np.float64 if dt in (np.float64, np.complex128) else np.float32).eps
+    out_eps = float(finfo(np.float32 if kind(dt) == "c" and dt == np.complex64 else
+                          (np.float64 if dt == np.complex128 else dt)).eps)
+    bound = ((40 + 4 * math.log2(n + 2)) * acc_eps * absum + out_eps * np.abs(exact)
+             + 4 * math.log2(n + 2) * np.finfo(np.float64).eps * absum)
+    return exact, bound
+
+
+def check(op, x, t, axes, keepdims=False, m2m=None):
+    got = run(op, t, axes, keepdims, m2m)
+    dt = x.dtype
+    if op == "sum" and kind(dt) in "fc":
+        exact, bound = sum_bound(x, axes, dt)
+        err = np.abs(as_f64(got) - exact)
+        assert got.shape == exact.shape
+        assert np.all(err <= bound), (op, str(dt), x.shape, axes, float(np.max(err - bound)))
+        return
+    if op == "prod" and kind(dt) in "fc":
+        exact = as_f64(x).prod(axis=tuple(axes))
+        n = max(1, int(np.prod([x.shape[a] for a in axes], dtype=np.int64)))
+        acc_eps = np.finfo(np.float64 if dt in (np.float64, np.complex128) else
+                           np.float32).eps
+        out_eps = float(finfo(np.float32 if dt == np.complex64 else
+                              (np.float64 if dt == np.complex128 else dt)).eps)
+        rtol = 8 * n * acc_eps + out_eps
+        np.testing.assert_allclose(as_f64(got), exact, rtol=rtol, atol=0)
+        return
+    assert_same(got, np_reduce(op, x, axes), zero_sign=False)
+
+
+def axes_subsets(nd):
+    for r in range(nd + 1):
+        yield from itertools.combinations(range(nd), r)
+
+
+def values(rng, shape, dt, op):
+    if op == "prod" and kind(dt) == "c":   # unit modulus: no overflow or underflow
+        x = np.exp(1j * rng.uniform(0, 2 * np.pi, shape)).astype(dt)
+    elif op == "prod" and kind(dt) == "f":
+        x = np.exp(rng.uniform(-0.05, 0.05, shape)).astype(dt)
+    elif op == "sum" and kind(dt) in "fc":
+        x = random_array(rng, shape, dt, specials=0, low=-1, high=1)
+    elif op in ("sum", "prod"):
+        x = random_array(rng, shape, dt, specials=0)
+    else:
+        x = random_array(rng, shape, dt, specials=0.05)
+    return np.asarray(x)
+
+
+# ------------------------------------------------------------------------------ against NumPy
+@pytest.mark.parametrize("op", OPS)
+def test_op_table(op):
+    for dt in ALL_DTYPES:
+        assert supported(op, dt) == expected_support(op, dt), (op, str(dt))
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min", "and", "or"])
+def test_against_numpy(op, dt):
+    if not supported(op, dt):
+        pytest.skip("op not defined for dtype")
+    rng = np.random.default_rng(hash((op, str(dt))) % 2**32)
+    for shape in SHAPES:
+        x = values(rng, shape, dt, op)
+        for how in LAYOUTS:
+            t = make_tensor(x, how)
+            for axes in axes_subsets(len(shape)):
+                check(op, x, t, axes)
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+def test_arg_against_numpy(op, dt):
+    if not supported(op, dt):
+        pytest.skip("op not defined for dtype")
+    rng = np.random.default_rng(7)
+    for shape in SHAPES:
+        x = values(rng, shape, dt, op)
+        if kind(dt) in "iu":   # many ties
+            x = (x % 4).astype(dt)
+        for how in LAYOUTS:
+            t = make_tensor(x, how)
+            for ax in range(len(shape)):
+                if shape[ax] == 0:
+                    with pytest.raises(ValueError, match="empty"):
+                        run(op, t, (ax,))
+                    continue
+                check(op, x, t, (ax,))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_keepdims_and_output_layouts(layout):
+    rng = np.random.default_rng(3)
+    for dt in [np.dtype(np.float32), np.dtype(np.int16), BF16, np.dtype(np.complex128)]:
+        x = values(rng, (5, 6, 7), dt, "sum")
+        t = make_tensor(x, layout)
+        for axes in axes_subsets(3):
+            check("sum", x, t, axes, keepdims=True)
+            check("sum", x, t, axes, keepdims=True, m2m=tuple(range(3)))
+            nd_out = 3 - len(axes)
+            check("sum", x, t, axes, m2m=tuple(range(nd_out)) if nd_out else None)
+            if dt != np.complex128:
+                check("max", x, t, axes, keepdims=True, m2m=(1, 2, 0))
+
+
+def test_worked_example_of_the_header():
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    for t in (xa.asarray(x), xa.asarray(x, layout=(0, 1))):
+        assert run("sum", t, (1,)).tolist() == [6, 15]
+        assert run("sum", t, (0,), keepdims=True).tolist() == [5, 7, 9]
+        assert run("argmax", t, (0,)).tolist() == [1, 1, 1]
+        assert run("sum", t, (0, 1)).tolist() == 21
+
+
+# ------------------------------------------------------------------------------ special values
+@pytest.mark.parametrize("dt", [np.float16, BF16, np.float32, np.float64], ids=str)
+def test_nan_propagation(dt):
+    x = np.arange(1, 1001, dtype=np.float64).reshape(40, 25)
+    x[7, 3] = np.nan
+    x = x.astype(dt)
+    for how in LAYOUTS:
+        t = make_tensor(x, how)
+        for op in ("sum", "prod", "max", "min"):
+            full = run(op, t, (0, 1))
+            assert np.isnan(as_f64(full)), (op, how)
+            rows = run(op, t, (1,))
+            assert np.isnan(as_f64(rows))[7] and np.isnan(as_f64(rows)).sum() == 1, (op, how)
+            cols = run(op, t, (0,))
+            assert np.isnan(as_f64(cols))[3] and np.isnan(as_f64(cols)).sum() == 1, (op, how)
+    # a NaN anywhere in a long contiguous max (vector lanes, leaf tails, chunks)
+    for n in (15, 16, 17, 511, 513, 100003):
+        for pos in (0, n // 2, n - 1):
+            y = np.ones(n, dt)
+            y[pos] = np.nan
+            t = xa.asarray(y)
+            assert np.isnan(as_f64(run("max", t, (0,)))) and np.isnan(as_f64(run("min", t, (0,))))
+            assert run("argmax", t, (0,)) == pos and run("argmin", t, (0,)) == pos
+
+
+def test_argmax_ties_and_nan():
+    x = np.array([[1.0, 3.0, 3.0, -1.0, -1.0],
+                  [np.nan, 2.0, np.nan, 2.0, 0.0],
+                  [0.0, -0.0, 0.0, 5.0, 5.0]], np.float32)
+    for how in LAYOUTS:
+        t = make_tensor(x, how)
+        assert run("argmax", t, (1,)).tolist() == [1, 0, 3]
+        assert run("argmin", t, (1,)).tolist() == [3, 0, 0]
+        assert run("argmax", t, (0,)).tolist() == [1, 0, 1, 2, 2]
+        assert run("argmin", t, (0,)).tolist() == [1, 2, 1, 0, 0]
+    ints = np.array([5, 9, 9, 1, 1, 9], np.int32)
+    assert run("argmax", xa.asarray(ints), (0,)) == 1
+    assert run("argmin", xa.asarray(ints), (0,)) == 3
+    b = np.array([False, False, True, True])
+    assert run("argmax", xa.asarray(b), (0,)) == 2 and run("argmin", xa.asarray(b), (0,)) == 0
+
+
+def test_integer_wrap_and_identities():
+    x = np.full(1000, 100, np.int8)
+    assert run("sum", xa.asarray(x), (0,)) == np.int8(np.sum(x, dtype=np.int8))
+    u = np.full(70000, 3, np.uint16)
+    assert run("prod", xa.asarray(u), (0,)) == np.prod(u, dtype=np.uint16)
+    empty = np.zeros((0, 3), np.float32)
+    t = xa.asarray(empty)
+    assert run("sum", t, (0,)).tolist() == [0, 0, 0]
+    assert not np.signbit(run("sum", t, (0,))).any()
+    assert run("prod", t, (0,)).tolist() == [1, 1, 1]
+    assert run("max", t, (0,)).tolist() == [-np.inf] * 3
+    assert run("min", t, (0,)).tolist() == [np.inf] * 3
+    ei = xa.asarray(np.zeros((0, 2), np.uint8))
+    assert run("and", ei, (0,)).tolist() == [255, 255]
+    assert run("max", ei, (0,)).tolist() == [0, 0]
+    # -0.0 stays -0.0 (the lanes start from -0.0)
+    assert np.signbit(run("sum", xa.asarray(np.array([-0.0, -0.0])), (0,)))
+
+
+# ------------------------------------------------------------------------------ accuracy
+@pytest.mark.parametrize("case", ["contig", "major", "major16", "sliced"])
+@pytest.mark.parametrize("dt", [np.float32, np.float16, BF16], ids=str)
+def test_pairwise_error_grows_like_log_n(case, dt):
+    """Sums of 2^21 + 12345 values: the error is O(log n) eps sum|x|, never naive."""
+    n = 2**21 + 12345
+    rng = np.random.default_rng(1)
+    # f16 holds at most 65504: values below 1/64 keep the sum finite
+    scale = 1 / 64 if dt == np.float16 else 1.0
+    base = rng.uniform(0.0, scale, n).astype(dt) if dt != np.float32 else \
+        np.full(n, 0.1, np.float32) + rng.uniform(0, 1e-3, n).astype(np.float32)
+    if case == "contig":
+        x, t, axes = base, xa.asarray(base), (0,)
+    elif case == "major":   # reduce the major dim of an [n/2, 2]: vertical columns
+        x = base[: n - 1].reshape(-1, 2)
+        t, axes = xa.asarray(x), (0,)
+    elif case == "major16":
+        x = base[: n // 16 * 16].reshape(-1, 16)
+        t, axes = xa.asarray(x), (0,)
+    else:                  # every other element: a strided row
+        x = base[::2]
+        t, axes = xa.asarray(base)[::2], (0,)
+    got = as_f64(run("sum", t, axes))
+    exact = x.astype(np.float64).sum(axis=axes)
+    absum = np.abs(x.astype(np.float64)).sum(axis=axes)
+    m = x.shape[0]
+    eps32 = np.finfo(np.float32).eps
+    out_eps = float(finfo(dt).eps)
+    err = np.abs(got - exact)
+    assert np.all(err <= (40 + 4 * math.log2(m)) * eps32 * absum + out_eps * np.abs(exact))
+    if dt == np.float32:
+        # NumPy's own float32 sum: pairwise when contiguous, naive along a major dim
+        np_err = np.abs(x.sum(axis=axes).astype(np.float64) - exact)
+        assert np.all(err <= 2 * np_err + 64 * eps32 * absum)
+        # far better than a naive running sum would be
+        assert np.all(err <= 1e-5 * absum)
+
+
+# ------------------------------------------------------------------------------ ISAs, threads
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8)
+
+
+@pytest.mark.parametrize("isa", VECTOR_ISAS)
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+def test_isa_matches_reference(isa, dt, restore_isa):
+    rng = np.random.default_rng(11)
+    shapes = [(1000,), (37, 129), (130, 33), (4, 5, 300), (2, 70000)]
+    for op in OPS:
+        if not supported(op, dt):
+            continue
+        for shape in shapes:
+            x = values(rng, shape, dt, op)
+            for how in ("c", "colmajor", "negstep", "step"):
+                t = make_tensor(x, how)
+                axes_list = [(a,) for a in range(len(shape))] if op.startswith("arg") \
+                    else list(axes_subsets(len(shape)))[1:]
+                for axes in axes_list:
+                    CORE.set_isa("ref")
+                    want = run(op, t, axes)
+                    CORE.set_isa(isa)
+                    got = run(op, t, axes)
+                    assert_same(got, want, zero_sign=True), (op, shape, how, axes)
+
+
+BIG = [((300001,), [(0,)]), ((3, 100003), [(1,), (0, 1), (0,)]),
+       ((100003, 3), [(0,), (0, 1), (1,)]), ((70001, 9), [(0,)]),
+       ((513, 257), [(0,), (1,), (0, 1)]), ((16, 4099, 3), [(0, 1), (1,), (1, 2)])]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, BF16, np.int32,
+                                np.uint8, np.complex64, np.bool_], ids=str)
+def test_threads_bitwise_identical(op, dt, restore_threads):
+    dt = np.dtype(dt)
+    if not supported(op, dt):
+        pytest.skip("op not defined for dtype")
+    rng = np.random.default_rng(5)
+    for shape, axes_list in BIG:
+        x = values(rng, shape, dt, op)
+        for how in ("c", "colmajor", "step"):
+            t = make_tensor(x, how)
+            for axes in axes_list:
+                if op.startswith("arg") and len(axes) != 1:
+                    continue
+                CORE.set_num_threads(1)
+                one = run(op, t, axes)
+                CORE.set_num_threads(2)
+                two = run(op, t, axes)
+                assert np.array_equal(_bits(one), _bits(two)), (op, shape, how, axes)
+                if how == "c" and not (op == "prod" and kind(dt) in "fc"):
+                    check(op, x, t, axes)
+
+
+# ------------------------------------------------------------------------------ bad input
+def test_bad_input_raises():
+    t = xa.asarray(np.ones((3, 4), np.float32))
+    out = T.empty((3,), CODE_OF[np.dtype(np.float32)])
+    with pytest.raises(ValueError, match="unknown op"):
+        T.reduce_into(99, out, t, (1,))
+    with pytest.raises(ValueError, match="out of range"):
+        T.reduce_into(T.REDUCE_SUM, out, t, (2,))
+    with pytest.raises(ValueError, match="repeated"):
+        T.reduce_into(T.REDUCE_SUM, T.empty((), 11), t, (1, -1))
+    with pytest.raises(TypeError, match="axes"):
+        T.reduce_into(T.REDUCE_SUM, out, t, 1)
+    with pytest.raises(ValueError, match="shape"):
+        T.reduce_into(T.REDUCE_SUM, out, t, (0,))
+    with pytest.raises(ValueError, match="rank"):
+        T.reduce_into(T.REDUCE_SUM, T.empty((3, 4, 1), 11), t, (1,))
+    with pytest.raises(TypeError, match="dtype"):
+        T.reduce_into(T.REDUCE_SUM, T.empty((3,), CODE_OF[np.dtype(np.float64)]), t, (1,))
+    with pytest.raises(TypeError, match="int64"):
+        T.reduce_into(T.REDUCE_ARGMAX, out, t, (1,))
+    with pytest.raises(ValueError, match="exactly one axis"):
+        T.reduce_into(T.REDUCE_ARGMAX, T.empty((), 4), t, (0, 1))
+    with pytest.raises(TypeError, match="not defined"):
+        c = xa.asarray(np.ones(3, np.complex64))
+        T.reduce_into(T.REDUCE_MAX, T.empty((), CODE_OF[np.dtype(np.complex64)]), c, (0,))
+    with pytest.raises(TypeError, match="not defined"):
+        T.reduce_into(T.REDUCE_AND, out, t, (1,))
+    with pytest.raises(ValueError, match="overlaps"):
+        T.reduce_into(T.REDUCE_SUM, t[0], t, (0,))
+    with pytest.raises(ValueError, match="writeable|strided"):
+        ro = xa.asarray(np.ones(3, np.float32))
+        T.reduce_into(T.REDUCE_SUM, T.as_strided_view(ro, (3,), (4,), 0, True), t, (1,))
+
+
+def test_block_split_gives_the_serial_tree():
+    """A few long rows (split into fixed blocks, partials combined) give the same bits as
+    many rows (one row per output, no split): the block tree is the serial tree."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, (20, 200003)).astype(np.float32)
+    many = run("sum", xa.asarray(x), (1,))            # 20 outputs: one row each
+    few = run("sum", xa.asarray(x[:3]), (1,))          # 3 outputs: fixed blocks
+    one = run("sum", xa.asarray(x[5]), (0,))
+    assert np.array_equal(_bits(many[:3]), _bits(few))
+    assert np.array_equal(_bits(many[5:6]), _bits(one.reshape(1)))
+    y = np.ascontiguousarray(x[:, :4096].T)           # [4096, 20]: vertical columns
+    cols = run("sum", xa.asarray(y), (0,))
+    narrow = run("sum", xa.asarray(y)[:, :2], (0,))   # one 2-column strip: row blocks
+    assert np.array_equal(_bits(cols[:2]), _bits(narrow))

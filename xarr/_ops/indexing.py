@@ -1,0 +1,668 @@
+"""Advanced indexing (NumPy's rules) and the index-producing functions built on it:
+``t[key]`` / ``t[key] = v`` with integer arrays and boolean masks, ``xa.nonzero``,
+``xa.argwhere``, ``xa.flatnonzero``, ``xa.take``, ``xa.take_along_axis`` and the
+integer-array form of ``xa.repeat``.
+
+Python decides, C++ copies (csrc/kernels/gather_scatter/): a key is normalized into
+items, ``_plan`` works out the strided view the arrays index (slices, ints and new axes
+applied as a basic view), which of its dims the arrays index and where the indexed dims go,
+then one gather / scatter / mask kernel call does the copy.
+
+NumPy's placement rule, with worked examples for x of shape (5, 6, 7):
+* advanced indices (arrays, and ints once any array is present) next to each other keep
+  their place: ``x[:, [0, 1], [2, 3]]`` -> (5, 2); ``x[:, [0, 1], 0]`` -> (5, 2);
+* separated by a slice, None or an Ellipsis covering dims, the broadcast index dims go
+  first: ``x[[0, 1], :, [2, 3]]`` -> (2, 6); ``x[0, :, [1, 2]]`` -> (2, 6).
+A boolean mask of k dims stands for the k integer arrays of its ``nonzero()``; a 0-d bool
+adds a new dim of length 1 (True) or 0 (False).
+
+Under ``xa.jit`` integer-array gets are recorded as one ``gather`` instruction (a
+StructuralOp whose executable step is the eager code); a boolean mask that is itself
+traced has a data-dependent shape and raises a TypeError pointing to ``xa.where``.
+Assignment through advanced keys is eager only.
+"""
+
+import operator
+from collections import namedtuple
+
+import numpy as np
+
+from xarr import _tensor
+from xarr._dtypes import CODE_OF, DTYPES
+from xarr._graph.ir import TensorType
+from xarr._graph.trace import Traced, recorder
+from xarr._ops import structural as S
+from xarr._tensor import Tensor
+
+_PRED = 0
+_S64 = 4
+_INT_CODES = (1, 2, 3, 4, 5, 6, 7, 8)
+_INT64_MAX = (1 << 63) - 1
+_VALID_MSG = ("only integers, slices (`:`), ellipsis (`...`), None (`xa.newaxis`) and "
+              "integer or boolean arrays are valid indices")
+
+
+# ---------------------------------------------------------------------- key items
+def _code(v):
+    if type(v) is Traced:
+        return v.instr.code
+    if isinstance(v, TensorType):
+        return v.code
+    return CODE_OF[v.dtype]
+
+
+def _shape_of(v):
+    if isinstance(v, TensorType):
+        return tuple(v.dims)
+    return tuple(v.shape)
+
+
+def _item(it):
+    """One key entry as (kind, value): kind is 'none', 'ellipsis', 'slice', 'int',
+    'array' (an integer tensor, Traced or TensorType), 'bool' (a bool tensor of ndim >= 1,
+    or a traced bool) or 'bool0' (a Python bool)."""
+    if it is None:
+        return ("none", None)
+    if it is Ellipsis:
+        return ("ellipsis", None)
+    if isinstance(it, slice):
+        return ("slice", it)
+    if isinstance(it, (bool, np.bool_)):
+        return ("bool0", bool(it))
+    if isinstance(it, (int, np.integer)):
+        return ("int", int(it))
+    if type(it) is Traced or isinstance(it, TensorType):
+        code = _code(it)
+        if code == _PRED:
+            return ("bool", it)
+        if code in _INT_CODES:
+            return ("array", it)
+        raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got "
+                         f"{DTYPES[code]}")
+    if not isinstance(it, Tensor):
+        if isinstance(it, (float, complex, np.floating, np.complexfloating, str, bytes)):
+            raise IndexError(f"{_VALID_MSG}; got {type(it).__name__} {it!r}")
+        if hasattr(it, "__index__") and not hasattr(it, "__array__") and \
+                not hasattr(it, "__dlpack__"):
+            return ("int", operator.index(it))
+        try:
+            arr = np.asarray(it)
+        except Exception:
+            raise IndexError(f"{_VALID_MSG}; got {type(it).__name__}") from None
+        if arr.dtype == object:
+            raise IndexError(f"{_VALID_MSG}; got {type(it).__name__} {it!r}")
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int64)           # an empty list indexes nothing
+        if arr.dtype.kind not in "biu":
+            raise IndexError(f"arrays used as indices must be of integer (or boolean) type, "
+                             f"got {arr.dtype}")
+        it = _tensor.wrap_numpy(arr)
+    code = CODE_OF[it.dtype]
+    if code == _PRED:
+        if it.ndim == 0:
+            return ("bool0", bool(it.item()))
+        return ("bool", it)
+    if code in _INT_CODES:
+        if it.ndim == 0:
+            return ("int", int(it.item()))
+        return ("array", it)
+    raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got "
+                     f"{it.dtype}")
+
+
+def normalize_key(key):
+    if type(key) is not tuple:
+        key = (key,)
+    return [_item(it) for it in key]
+
+
+def is_advanced(key):
+    """Whether a key needs advanced indexing (anything but ints, slices, None, Ellipsis)."""
+    for it in (key if type(key) is tuple else (key,)):
+        if it is None or it is Ellipsis or isinstance(it, slice):
+            continue
+        if isinstance(it, (bool, np.bool_)):
+            return True
+        if isinstance(it, (int, np.integer)):
+            continue
+        if isinstance(it, Tensor) and it.ndim == 0 and CODE_OF[it.dtype] in _INT_CODES:
+            continue
+        return True
+    return False
+
+
+# ---------------------------------------------------------------------- the plan
+# basic: the key giving the view V (ints, slices, None); adv: (V dim, kind, value, source
+# axis) per advanced entry in key order; nouter: V's non-indexed dims that stay before
+# the index dims (NumPy's in-place rule), 0 when they go first.
+Plan = namedtuple("Plan", "basic adv nouter vndim")
+
+
+def _plan(shape, items):
+    n = len(shape)
+    consumed = 0
+    n_ell = 0
+    for kind, v in items:
+        if kind in ("int", "slice", "array"):
+            consumed += 1
+        elif kind == "bool":
+            consumed += len(_shape_of(v))
+        elif kind == "ellipsis":
+            n_ell += 1
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > n:
+        raise IndexError(f"too many indices for array: array is {n}-dimensional, but "
+                         f"{consumed} were indexed")
+    fill = [("slice", slice(None))] * (n - consumed)
+    expanded = []
+    for item in items:
+        if item[0] == "ellipsis":
+            expanded += fill
+        else:
+            expanded.append(item)
+    if not n_ell:
+        expanded += fill
+    has_arr = any(k in ("array", "bool", "bool0") for k, _ in expanded)
+    basic, adv, positions = [], [], []
+    d = v = 0
+    for pos, (kind, val) in enumerate(expanded):
+        if kind == "none":
+            basic.append(None)
+            v += 1
+        elif kind == "slice":
+            basic.append(val)
+            d += 1
+            v += 1
+        elif kind == "int":
+            size = shape[d]
+            if not -size <= val < size:
+                raise IndexError(f"index {val} is out of bounds for axis {d} with size {size}")
+            basic.append(val)
+            if has_arr:
+                positions.append(pos)
+            d += 1
+        elif kind == "array":
+            basic.append(slice(None))
+            adv.append((v, kind, val, d))
+            positions.append(pos)
+            d += 1
+            v += 1
+        elif kind == "bool":
+            mshape = _shape_of(val)
+            for i, m in enumerate(mshape):
+                if m != shape[d + i]:
+                    raise IndexError(f"boolean index did not match indexed array along axis "
+                                     f"{d + i}; size of axis is {shape[d + i]} but size of "
+                                     f"corresponding boolean axis is {m}")
+            basic += [slice(None)] * len(mshape)
+            adv.append((v, kind, val, d))
+            positions.append(pos)
+            d += len(mshape)
+            v += len(mshape)
+        else:  # bool0: a new axis of length 1, indexed by [0] (True) or [] (False)
+            basic.append(None)
+            adv.append((v, kind, val, None))
+            positions.append(pos)
+            v += 1
+    adjacent = bool(positions) and positions == list(range(positions[0], positions[-1] + 1))
+    nouter = adv[0][0] if (adv and adjacent) else 0
+    return Plan(tuple(basic), adv, nouter, v)
+
+
+def _broadcast_index_shapes(shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def _index_shape(kind, val):
+    if kind == "bool0":
+        return (1,) if val else (0,)
+    return _shape_of(val)
+
+
+def _result_shape(vshape, plan, bshape):
+    indexed = set()
+    for v, kind, val, _ in plan.adv:
+        k = len(_shape_of(val)) if kind == "bool" else 1
+        indexed.update(range(v, v + k))
+    rest = [vshape[i] for i in range(len(vshape)) if i not in indexed]
+    return tuple(rest[:plan.nouter]) + tuple(bshape) + tuple(rest[plan.nouter:])
+
+
+def _single_mask(plan):
+    """The mask entry when the only advanced entry is one bool array of ndim >= 1 and the
+    index dims go first (then the compress kernel applies), else None."""
+    if len(plan.adv) == 1 and plan.adv[0][1] == "bool" and plan.nouter == 0:
+        return plan.adv[0]
+    return None
+
+
+def _masks_to_arrays(items):
+    """Bool arrays replaced by the integer arrays of their nonzero() (k adjacent entries,
+    so NumPy's placement is unchanged)."""
+    out = []
+    for kind, val in items:
+        if kind == "bool":
+            nz = _tensor.nonzero_of(_tensor.strided(val))
+            out += [("array", nz[j]) for j in range(val.ndim)]
+        else:
+            out.append((kind, val))
+    return out
+
+
+def _mask_first(view, v0, k):
+    """view with dims [v0, v0 + k) moved to the front (a view)."""
+    if v0 == 0:
+        return view
+    n = view.ndim
+    perm = list(range(v0, v0 + k)) + [i for i in range(n) if not v0 <= i < v0 + k]
+    return view.transpose(perm)
+
+
+def _index_tensors(plan, bshape, src_shape):
+    """C-contiguous int64 index tensors of shape bshape, their V axes and source axes."""
+    idx, vaxes, labels = [], [], []
+    for v, kind, val, d in plan.adv:
+        if kind == "bool0":
+            t = _tensor.empty((1,) if val else (0,), _S64, zero=True)
+        else:
+            t = _tensor.strided(val)
+        code = CODE_OF[t.dtype]
+        if code == 8 and t.size:   # uint64 beyond int64's range would wrap: out of bounds
+            big = np.asarray(t).max()
+            if big > _INT64_MAX:
+                raise IndexError(f"index {int(big)} is out of bounds for axis {d} with size "
+                                 f"{src_shape[d]}")
+        if not (code == _S64 and t.shape == bshape and t.flags["C_CONTIGUOUS"]):
+            out = _tensor.empty(bshape, _S64)
+            if out.size:
+                _tensor.convert_into(out, t)
+            t = out
+        idx.append(t)
+        vaxes.append(v)
+        labels.append(d if d is not None else "(new)")
+    return idx, vaxes, labels
+
+
+# ---------------------------------------------------------------------- get
+def _getitem_eager(x, items):
+    x = _tensor.strided(x)
+    plan = _plan(x.shape, items)
+    if not plan.adv:
+        return _tensor.basic_getitem(x, plan.basic)
+    view = _tensor.basic_getitem(x, plan.basic)
+    m = _single_mask(plan)
+    if m is not None:
+        v0, _, mask, _ = m
+        mask = _tensor.strided(mask)
+        return _tensor.mask_select(_mask_first(view, v0, mask.ndim), mask)
+    if any(kind == "bool" for kind, _ in items):
+        items = _masks_to_arrays(items)
+        plan = _plan(x.shape, items)
+    bshape = _broadcast_index_shapes([_index_shape(k, val) for _, k, val, _ in plan.adv])
+    idx, vaxes, labels = _index_tensors(plan, bshape, x.shape)
+    return _tensor.gather_take(view, idx, vaxes, labels, plan.nouter, bshape)
+
+
+def advanced_getitem(t, key):
+    """The Tensor.__getitem__ hook for keys basic indexing does not handle."""
+    return getitem(t, key)
+
+
+def getitem(x, key):
+    """x[key] with NumPy's basic + advanced indexing rules; records a ``gather``
+    instruction when x or an index is traced."""
+    items = normalize_key(key)
+    rec = recorder([x] + [v for k, v in items if k in ("array", "bool")])
+    if rec is None:
+        return _getitem_eager(x, items)
+    shape = tuple(x.shape)
+    _plan(shape, items)                      # validates (mask shapes, too many indices)
+    resolved = []
+    for kind, val in items:
+        if kind == "bool":
+            if type(val) is Traced:
+                if rec.kind != "lazy":
+                    raise TypeError(
+                        f"xa.jit: boolean-mask indexing with a traced mask "
+                        f"({val.dtype}{list(val.shape)}) has a data-dependent result shape "
+                        f"and cannot be traced; use xa.where(mask, x, 0) (or another fill "
+                        f"value) to keep the shape, or pass the mask as a static (concrete) "
+                        f"array")
+                val = val.concrete()
+            nz = _tensor.nonzero_of(_tensor.strided(val))
+            resolved += [("array", nz[j]) for j in range(val.ndim)]
+        else:
+            resolved.append((kind, val))
+    if not any(k in ("array", "bool0") for k, _ in resolved):
+        return _traced_basic(x, _plan(shape, resolved))
+    spec, operands = [], []
+    for kind, val in resolved:
+        if kind == "slice":
+            spec.append(("slice", val.start, val.stop, val.step))
+        elif kind == "array":
+            spec.append(("array",))
+            operands.append(val)
+        elif kind in ("int", "bool0"):
+            spec.append((kind, val))
+        else:
+            spec.append((kind,))
+    return S.apply("gather", [x] + operands, spec=tuple(spec))
+
+
+def _items_of_spec(spec, arrays):
+    items, k = [], 0
+    for s in spec:
+        kind = s[0]
+        if kind == "slice":
+            items.append(("slice", slice(s[1], s[2], s[3])))
+        elif kind == "array":
+            items.append(("array", arrays[k]))
+            k += 1
+        elif kind in ("int", "bool0"):
+            items.append((kind, s[1]))
+        else:
+            items.append((kind, None))
+    return items
+
+
+def _gather_rule(types, spec):
+    x, arrays = types[0], types[1:]
+    for a in arrays:
+        if a.code not in _INT_CODES:
+            raise IndexError(f"arrays used as indices must be of integer type, got "
+                             f"{DTYPES[a.code]}")
+    items = _items_of_spec(spec, arrays)
+    plan = _plan(tuple(x.dims), items)
+    vshape = _view_shape(tuple(x.dims), plan.basic)
+    bshape = _broadcast_index_shapes([_index_shape(k, val) for _, k, val, _ in plan.adv])
+    return TensorType(x.code, _result_shape(vshape, plan, bshape), None)
+
+
+def _gather_impl(x, *arrays, spec):
+    return _getitem_eager(x, _items_of_spec(spec, arrays))
+
+
+def _spec_text(a):
+    parts = []
+    for s in a["spec"]:
+        if s[0] == "slice":
+            lo, hi, st = ("" if v is None else str(v) for v in s[1:])
+            parts.append(f"{lo}:{hi}" + (f":{st}" if st else ""))
+        elif s[0] == "array":
+            parts.append("[]")
+        elif s[0] in ("int", "bool0"):
+            parts.append(str(s[1]))
+        else:
+            parts.append({"none": "None", "ellipsis": "..."}[s[0]])
+    return ["index={" + ", ".join(parts) + "}"]
+
+
+S.defop("gather", _gather_rule, _gather_impl, text=_spec_text)
+
+
+def _view_shape(shape, basic):
+    out, d = [], 0
+    for b in basic:
+        if b is None:
+            out.append(1)
+        elif isinstance(b, slice):
+            out.append(len(range(*b.indices(shape[d]))))
+            d += 1
+        else:
+            d += 1
+    return tuple(out)
+
+
+def _traced_basic(x, plan):
+    """A basic key on a traced tensor as lax rev + slice + reshape."""
+    shape = tuple(x.shape)
+    starts, limits, strides, rev = [], [], [], []
+    d = 0
+    for b in plan.basic:
+        if b is None:
+            continue
+        size = shape[d]
+        if isinstance(b, slice):
+            start, stop, step = b.indices(size)
+            length = len(range(start, stop, step))
+            if length == 0:
+                lo, hi, st = 0, 0, 1
+            elif step > 0:
+                lo, st = start, step
+                hi = lo + (length - 1) * st + 1
+            else:
+                rev.append(d)
+                lo, st = size - 1 - start, -step
+                hi = lo + (length - 1) * st + 1
+        else:
+            lo = b % size if size else b
+            hi, st = lo + 1, 1
+        starts.append(lo)
+        limits.append(hi)
+        strides.append(st)
+        d += 1
+    y = x
+    if rev:
+        y = S.rev(y, rev)
+    if tuple(starts) != (0,) * len(shape) or tuple(limits) != shape or any(s != 1
+                                                                          for s in strides):
+        y = S.slice(y, starts, limits, strides)
+    out_shape = _view_shape(shape, plan.basic)
+    if tuple(y.shape) != out_shape:
+        y = S.reshape(y, out_shape)
+    return y
+
+
+# ---------------------------------------------------------------------- set
+def setitem(target, key, value):
+    """target[key] = value for an advanced key (eager only): value cast to target's dtype
+    like NumPy (unsafe casting), broadcast to the indexed shape. Repeated integer indices:
+    the last value wins. ``elementwise.setitem`` has already checked writeability, taken
+    care of tiled targets and of pending lazy values."""
+    from xarr._ops import elementwise as E
+    items = normalize_key(key)
+    resolved = []
+    for kind, val in items:
+        if type(val) is Traced:
+            if val.instr.computation.kind != "lazy":
+                raise TypeError("xa.jit: assignment through an index array that is traced "
+                                "is not supported (advanced-index assignment is eager only; "
+                                "a functional update arrives later)")
+            val = val.concrete()
+        resolved.append((kind, val))
+    items = resolved
+    target = _tensor.strided(target)
+    plan = _plan(target.shape, items)
+    view = _tensor.basic_getitem(target, plan.basic)
+    code = CODE_OF[target.dtype]
+    if isinstance(value, E._PY_SCALARS):
+        E._int_scalar_check("setitem", value, target.dtype)
+        val = _tensor.scalar_tensor(value, code)
+    else:
+        val = value if isinstance(value, Tensor) else E._asarray(value)
+        val = _tensor.strided(val)
+        if CODE_OF[val.dtype] != code or _tensor.shares_buffer(val, target):
+            cast = _tensor.empty(val.shape, code)
+            if cast.size:
+                _tensor.convert_into(cast, val)
+            val = cast
+    m = _single_mask(plan)
+    if m is not None:
+        v0, _, mask, _ = m
+        mask = _tensor.strided(mask)
+        val = _strip_leading_ones(val, view.ndim - mask.ndim + 1)
+        _tensor.mask_put(_mask_first(view, v0, mask.ndim), mask, val)
+        return
+    if any(kind == "bool" for kind, _ in items):
+        items = _masks_to_arrays(items)
+        plan = _plan(target.shape, items)
+    bshape = _broadcast_index_shapes([_index_shape(k, v) for _, k, v, _ in plan.adv])
+    rshape = _result_shape(view.shape, plan, bshape)
+    val = _strip_leading_ones(val, len(rshape))
+    val = _broadcast_value(val, rshape)
+    idx, vaxes, labels = _index_tensors(plan, bshape, target.shape)
+    _tensor.scatter_put(view, idx, vaxes, labels, plan.nouter, val)
+
+
+def _strip_leading_ones(val, ndim):
+    shape = val.shape
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return val.reshape(shape) if shape != val.shape else val
+
+
+def _broadcast_value(val, shape):
+    off = len(shape) - val.ndim
+    ok = off >= 0
+    strides = [0] * len(shape)
+    if ok:
+        for i, (s, st) in enumerate(zip(val.shape, val.strides)):
+            if s == shape[off + i]:
+                strides[off + i] = st if s != 1 else 0
+            elif s != 1:
+                ok = False
+    if not ok:
+        raise ValueError(f"shape mismatch: value array of shape {val.shape} could not be "
+                         f"broadcast to indexing result of shape {tuple(shape)}")
+    return _tensor.as_strided_view(val, shape, strides, 0, True)
+
+
+# ---------------------------------------------------------------------- functions
+def _data_dependent(fn, x):
+    if type(x) is Traced:
+        if x.instr.computation.kind == "lazy":
+            return x.concrete()
+        raise TypeError(f"xa.jit: xa.{fn} has a data-dependent result shape and cannot be "
+                        f"traced; use xa.where(cond, x, y) with three arguments to keep the "
+                        f"shape, or compute it outside the jitted function")
+    return x
+
+
+def _as_mask(fn, x):
+    from xarr._creation import asarray
+    x = _data_dependent(fn, x)
+    x = asarray(x) if not isinstance(x, Tensor) else x
+    if CODE_OF[x.dtype] != _PRED:
+        from xarr._ops import elementwise as E
+        x = E.numpy_apply("not_equal", x, 0)
+    return _tensor.strided(x)
+
+
+def nonzero(x):
+    """The indices of the non-zero elements, one int64 tensor per dim (C order)."""
+    m = _as_mask("nonzero", x)
+    if m.ndim == 0:
+        raise ValueError("xa.nonzero: calling nonzero on 0-d arrays is not allowed; use "
+                         "xa.atleast_1d(x).nonzero() or x.reshape(1)")
+    nz = _tensor.nonzero_of(m)
+    return tuple(nz[j] for j in range(m.ndim))
+
+
+def argwhere(x):
+    """The indices of the non-zero elements as an int64 tensor [count, ndim]."""
+    m = _as_mask("argwhere", x)
+    if m.ndim == 0:
+        out = _tensor.nonzero_of(m.reshape((1,)), True)
+        return out[:, :0]
+    return _tensor.nonzero_of(m, True)
+
+
+def flatnonzero(x):
+    """The indices of the non-zero elements of the flattened tensor."""
+    m = _as_mask("flatnonzero", x)
+    return _tensor.nonzero_of(m.reshape((m.size,)))[0]
+
+
+def take(x, indices, axis=None, out=None, mode="raise"):
+    """NumPy's take: elements of x at ``indices`` along ``axis`` (flattened x when None)."""
+    from xarr._creation import asarray
+    from xarr._ops.manipulation import normalize_axis
+    if mode != "raise":
+        raise NotImplementedError(f"xa.take: mode={mode!r} (only 'raise' is supported)")
+    x = S.as_operand(x)
+    if axis is None:
+        x = x.reshape((x.size,))
+        axis = 0
+    a = normalize_axis(axis, x.ndim, "take")
+    if not isinstance(indices, (Tensor, Traced)) and not isinstance(indices, (int, np.integer)):
+        arr = np.asarray(indices)
+        indices = asarray(arr.astype(np.int64) if arr.size == 0 else arr)
+    if isinstance(indices, (Tensor, Traced)):
+        code = _code(indices)
+        if code == _PRED:
+            indices = indices.astype(np.int64)
+        elif code not in _INT_CODES:
+            raise TypeError(f"xa.take: indices must be integers, got {indices.dtype}")
+    if isinstance(indices, Tensor) and indices.ndim == 0:
+        indices = int(indices.item())
+    key = (slice(None),) * a + (indices,)
+    res = getitem(x, key)
+    if isinstance(indices, (int, np.integer)) and isinstance(res, Tensor):
+        res = res.copy()
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def take_along_axis(x, indices, axis=-1):
+    """NumPy's take_along_axis: out[..., i, ...] = x[..., indices[..., i, ...], ...]."""
+    from xarr._creation import arange, asarray
+    from xarr._ops.manipulation import normalize_axis
+    x = S.as_operand(x)
+    ind = indices if isinstance(indices, (Tensor, Traced)) else asarray(indices)
+    if _code(ind) not in _INT_CODES:
+        raise IndexError(f"xa.take_along_axis: indices must be an integer array, got "
+                         f"{ind.dtype}")
+    if axis is None:
+        if ind.ndim != 1:
+            raise ValueError(f"xa.take_along_axis: with axis=None, indices must be 1-D, got "
+                             f"shape {tuple(ind.shape)}")
+        x = x.reshape((x.size,))
+        axis = 0
+    if ind.ndim != x.ndim:
+        raise ValueError(f"xa.take_along_axis: indices (ndim {ind.ndim}) and x (ndim "
+                         f"{x.ndim}) must have the same number of dimensions")
+    a = normalize_axis(axis, x.ndim, "take_along_axis")
+    key = []
+    for d in range(x.ndim):
+        if d == a:
+            key.append(ind)
+        else:
+            shp = [1] * x.ndim
+            shp[d] = x.shape[d]
+            key.append(arange(x.shape[d], dtype=np.int64).reshape(tuple(shp)))
+    return getitem(x, tuple(key))
+
+
+def repeat_array(x, repeats, axis):
+    """xa.repeat with per-element counts along ``axis`` (x already raveled for None)."""
+    from xarr._creation import asarray
+    from xarr._ops.manipulation import repeat
+    if type(repeats) is Traced:
+        raise TypeError("xa.jit: xa.repeat with traced repeat counts has a data-dependent "
+                        "result shape; pass the counts as a concrete array")
+    r = repeats if isinstance(repeats, Tensor) else asarray(repeats)
+    if _code(r) not in _INT_CODES and _code(r) != _PRED:
+        raise TypeError(f"xa.repeat: repeats must be integers, got {r.dtype}")
+    if r.ndim > 1:
+        raise ValueError(f"xa.repeat: repeats must be 0-d or 1-d, got shape {r.shape}")
+    n = x.shape[axis]
+    if r.size == 1:
+        return repeat(x, int(r.reshape(()).item()), axis=axis)
+    if r.shape != (n,):
+        raise ValueError(f"xa.repeat: operands could not be broadcast together: repeats of "
+                         f"shape {r.shape} for axis {axis} of size {n}")
+    counts = _tensor.strided(r)
+    if CODE_OF[counts.dtype] != _S64 or not counts.flags["C_CONTIGUOUS"]:
+        c = _tensor.empty(counts.shape, _S64)
+        if c.size:
+            _tensor.convert_into(c, counts)
+        counts = c
+    idx = _tensor.repeat_indices(counts)
+    return take(x, idx, axis=axis)
