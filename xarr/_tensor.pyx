@@ -1328,6 +1328,52 @@ cdef class FusedKernel:
         self.run(ins, self.maps, self.shape, outs)
         return outs
 
+    cdef int _bind_inputs(self, list inputs, maps, int ndim, const int64_t* dims,
+                          char** ptrs, int64_t* strides, list keep) except -1:
+        """Fills ptrs/strides (bytes, against the iteration dims) for the inputs, each
+        broadcast right-aligned (maps[a] None) or through its BroadcastInDim map, then the
+        constants (stride 0). Raises on a dtype or shape that does not fit."""
+        cdef int nin = len(inputs), nc = len(self.constants), a, i, d
+        cdef Tensor x
+        shape = tuple([dims[i] for i in range(ndim)])
+        for a in range(nin):
+            x = inputs[a]
+            if x._flags & F_TILED:
+                x = _strided(x)
+                keep.append(x)
+            if x._dtype != self.prog.input_dtypes[a]:
+                raise TypeError(f"FusedKernel: input {a} is {_DTYPE_OBJ[x._dtype]}, expected "
+                                f"{_DTYPE_OBJ[self.prog.input_dtypes[a]]}")
+            ptrs[a] = x._data
+            m = maps[a]
+            if m is None:
+                if x._ndim > ndim:
+                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {ndim}")
+                for i in range(x._ndim):
+                    d = ndim - x._ndim + i
+                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"broadcast to {shape}")
+                _broadcast_strides(x, ndim, dims, &strides[a * ndim])
+            else:
+                if len(m) != x._ndim:
+                    raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")
+                for i in range(ndim):
+                    strides[a * ndim + i] = 0
+                for i in range(x._ndim):
+                    d = m[i]
+                    if d < 0 or d >= ndim or (x._dims[i] != 1 and x._dims[i] != dims[d]):
+                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                                         f"map onto {shape} with {m}")
+                    if x._dims[i] != 1:
+                        strides[a * ndim + d] = x._strides[i]
+        for a in range(nc):
+            x = self.constants[a]
+            ptrs[nin + a] = x._data
+            for i in range(ndim):
+                strides[(nin + a) * ndim + i] = 0
+        return 0
+
     def run(self, inputs, maps, shape, outputs):
         """Runs over the iteration ``shape``: ``outputs`` are tensors of that shape (any
         strides); input a broadcasts to it right-aligned when maps[a] is None, else its
@@ -1348,42 +1394,7 @@ cdef class FusedKernel:
         for i in range(ndim):
             dims[i] = shape[i]
             size *= dims[i]
-        for a in range(nin):
-            x = inputs[a]
-            if x._flags & F_TILED:
-                x = _strided(x)
-                keep.append(x)
-            if x._dtype != self.prog.input_dtypes[a]:
-                raise TypeError(f"FusedKernel: input {a} is {_DTYPE_OBJ[x._dtype]}, expected "
-                                f"{_DTYPE_OBJ[self.prog.input_dtypes[a]]}")
-            ptrs[a] = x._data
-            m = maps[a]
-            if m is None:
-                if x._ndim > ndim:
-                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {ndim}")
-                for i in range(x._ndim):
-                    d = ndim - x._ndim + i
-                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
-                                         f"broadcast to {tuple(shape)}")
-                _broadcast_strides(x, ndim, dims, &strides[a * ndim])
-            else:
-                if len(m) != x._ndim:
-                    raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")
-                for i in range(ndim):
-                    strides[a * ndim + i] = 0
-                for i in range(x._ndim):
-                    d = m[i]
-                    if d < 0 or d >= ndim or (x._dims[i] != 1 and x._dims[i] != dims[d]):
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
-                                         f"map onto {tuple(shape)} with {m}")
-                    if x._dims[i] != 1:
-                        strides[a * ndim + d] = x._strides[i]
-        for a in range(nc):
-            x = self.constants[a]
-            ptrs[nin + a] = x._data
-            for i in range(ndim):
-                strides[(nin + a) * ndim + i] = 0
+        self._bind_inputs(inputs, maps, ndim, dims, ptrs, strides, keep)
         for a in range(nout):
             x = outputs[a]
             if x._ndim != ndim or x._dtype != self.prog.output_dtypes[a] or \
@@ -1421,42 +1432,7 @@ cdef class FusedKernel:
         if len(inputs) != nin or nin + nc > 64:
             raise ValueError(f"FusedKernel: expected {nin} inputs, got {len(inputs)}")
         cdef Tensor out = _alloc_tensor(odt, nk, dims, self.out_m2m[0], False)
-        for a in range(nin):
-            x = inputs[a]
-            if x._flags & F_TILED:
-                x = _strided(x)
-                keep.append(x)
-            if x._dtype != self.prog.input_dtypes[a]:
-                raise TypeError(f"FusedKernel: input {a} is {_DTYPE_OBJ[x._dtype]}, expected "
-                                f"{_DTYPE_OBJ[self.prog.input_dtypes[a]]}")
-            ptrs[a] = x._data
-            m = self.maps[a]
-            if m is None:
-                if x._ndim > nd:
-                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {nd}")
-                for i in range(x._ndim):
-                    d = nd - x._ndim + i
-                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
-                                         f"broadcast to {self.shape}")
-                _broadcast_strides(x, nd, dims, &strides[a * nd])
-            else:
-                if len(m) != x._ndim:
-                    raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")
-                for i in range(nd):
-                    strides[a * nd + i] = 0
-                for i in range(x._ndim):
-                    d = m[i]
-                    if d < 0 or d >= nd or (x._dims[i] != 1 and x._dims[i] != dims[d]):
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
-                                         f"map onto {self.shape} with {m}")
-                    if x._dims[i] != 1:
-                        strides[a * nd + d] = x._strides[i]
-        for a in range(nc):
-            x = self.constants[a]
-            ptrs[nin + a] = x._data
-            for i in range(nd):
-                strides[(nin + a) * nd + i] = 0
+        self._bind_inputs(inputs, self.maps, nd, dims, ptrs, strides, keep)
         ptrs[nin + nc] = out._data
         ok = _coalesce_span(nin, nd, 0, nk, dims, strides, out._strides, so, &outer, &s_out)
         ok = ok and _coalesce_span(nin, nd, nk, nd, dims, strides, NULL, si, &inner, NULL)

@@ -80,27 +80,23 @@ def _compute(pending):
         stack.pop()
         seen.add(id(node))
         order.append(node)
+    def leaf(node):
+        """The parameter of a computed value (one per tensor, however many nodes hold it)."""
+        key = id(node.value)
+        p = leaf_param.get(key)
+        if p is None:
+            p = comp.add_parameter(_leaf_type(node), name=f"p{len(args)}")
+            leaf_param[key] = p
+            args.append(node.value)
+        clone[id(node)] = p
+        return p
+
     for node in order:
         if node.value is not None:
-            key = id(node.value)
-            p = leaf_param.get(key)
-            if p is None:
-                p = comp.add_parameter(_leaf_type(node), name=f"p{len(args)}")
-                leaf_param[key] = p
-                args.append(node.value)
-            clone[id(node)] = p
+            leaf(node)
             continue
-        ops = []
-        for o in node.operands:
-            if id(o) not in clone:      # a computed operand reached through another path
-                key = id(o.value)
-                p = leaf_param.get(key)
-                if p is None:
-                    p = comp.add_parameter(_leaf_type(o), name=f"p{len(args)}")
-                    leaf_param[key] = p
-                    args.append(o.value)
-                clone[id(o)] = p
-            ops.append(clone[id(o)])
+        # an operand missing from clone was computed and reached through another path
+        ops = [clone[id(o)] if id(o) in clone else leaf(o) for o in node.operands]
         c = Instruction(node.op, ops, node.type, dict(node.attrs), node.calls)
         c.name = node.name
         comp.add(c)

@@ -463,10 +463,19 @@ def mean(x, axis=None, dtype=None, keepdims=False, where=None):
 
 
 def var(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
-    """NumPy's var: mean(|x - mean(x)|**2) * n / (n - ddof), two passes over x."""
-    import xarr as xa
+    """NumPy's var: sum(|x - mean(x)|**2) / (n - ddof). Eagerly it runs as a cached
+    xa.jit of the same function, so it reads x twice: once for the mean, once for the
+    fused (x - mean)**2 -> sum kernel (kind=kInput)."""
     x = as_operand(x)
     axes = _np_axes(axis, x.ndim, "var")
+    if where is None and recorder([x]) is None and _trace.tracing() is None:
+        return _var_jitted()(x, axes, None if dtype is None else as_dtype(dtype), ddof,
+                             keepdims)
+    return _var(x, axes, dtype, ddof, keepdims, where)
+
+
+def _var(x, axes, dtype, ddof, keepdims, where=None):
+    import xarr as xa
     m = mean(x, axes, dtype, True, where)
     d = x - m
     sq = xa.real(d * xa.conjugate(d)) if d.dtype.kind == "c" else d * d
@@ -476,6 +485,16 @@ def var(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
         n = _keep(n, x.shape, axes, keepdims).astype(s.dtype)
     return s / xa.maximum(n - ddof, 0) if not isinstance(n, int) else s / builtins_max(
         n - ddof, 0)
+
+
+_VAR_JIT = []
+
+
+def _var_jitted():
+    if not _VAR_JIT:
+        from xarr._graph.jit import Jitted
+        _VAR_JIT.append(Jitted(_var, static_argnums=(1, 2, 3, 4)))
+    return _VAR_JIT[0]
 
 
 def builtins_max(a, b):
