@@ -355,8 +355,6 @@ def _pad_impl(x, value, padding_config):
     for (lo, hi, interior), size in zip(padding_config, x.shape):
         shape.append(lo + hi + size + max(size - 1, 0) * interior)
     out = _tensor.empty(tuple(shape), CODE_OF[x.dtype])
-    if out.size:
-        _tensor.convert_into(out, value)
     # Destination positions of source element i along a dim: lo + i * (interior + 1);
     # negative low/high padding crops the source.
     src_key, dst_key = [], []
@@ -367,14 +365,26 @@ def _pad_impl(x, value, padding_config):
         while last >= first and lo + last * step >= n:
             last -= 1
         if last < first:
+            if out.size:
+                _tensor.convert_into(out, value)
             return out
         src_key.append(builtins.slice(first, last + 1))
         dst_key.append(builtins.slice(lo + first * step, lo + last * step + 1, step))
     if x.ndim == 0:
         _tensor.convert_into(out, x)
         return out
-    dst = out[tuple(dst_key)]
-    _tensor.convert_into(dst, x[tuple(src_key)])
+    if all(interior == 0 for _, _, interior in padding_config):
+        # Fill only the border slabs (each output element written once, corners twice),
+        # then copy the operand into the middle: one read and one write of the data.
+        for d, key in enumerate(dst_key):
+            for part in (builtins.slice(0, key.start), builtins.slice(key.stop, shape[d])):
+                if part.stop > part.start:
+                    k = [builtins.slice(None)] * len(shape)
+                    k[d] = part
+                    _tensor.convert_into(out[tuple(k)], value)
+    elif out.size:
+        _tensor.convert_into(out, value)
+    _tensor.convert_into(out[tuple(dst_key)], x[tuple(src_key)])
     return out
 
 
