@@ -665,3 +665,42 @@ def test_chain_of_structural_ops(how):
     d = np_pad(a, -1.0, [(1, 0, 1), (0, -1, 0), (0, 0, 0)])
     assert_same(got[0], np.concatenate([d, d * 2], 2).reshape(-1))
     assert_same(got[1], a.reshape(-1, a.shape[2]))
+
+
+# ------------------------------------------------------------------------ dynamic sizes
+def test_set_dimension_size_seed_example():
+    """Seed 004 SetDimensionSize: the static shape stays f32[10]; reductions see 5 / 6."""
+    v = xa.asarray(np.arange(1, 11, dtype=np.float32))
+    five, six = xa.asarray(np.int32(5)), xa.asarray(np.int32(6))
+    p5 = lax.set_dimension_size(v, five, 0)
+    p6 = lax.set_dimension_size(v, six, 0)
+    assert p5.shape == (10,)
+    assert lax.reduce_sum(p5, (0,)).item() == 15.0
+    assert lax.reduce_prod(p5, (0,)).item() == 120.0
+    assert lax.reduce_sum(p6, (0,)).item() == 21.0
+    assert lax.get_dimension_size(p5, 0).item() == 5
+    assert lax.get_dimension_size(p5, 0).dtype == np.int32
+    assert lax.get_dimension_size(v, 0).item() == 10
+    assert xa.sum(p6).item() == 21.0 and xa.mean(p6).item() == 3.5
+    assert xa.max(p5).item() == 5.0
+
+
+def test_set_dimension_size_on_one_dim_of_two():
+    m = xa.asarray(np.arange(12.0).reshape(3, 4))
+    d = lax.set_dimension_size(m, 2, 1)
+    assert_same(xa.sum(d, axis=1), np.arange(12.0).reshape(3, 4)[:, :2].sum(axis=1))
+    assert_same(lax.reduce(d, 0.0, "add", (0, 1)), np.float64(np.arange(12.0).reshape(3, 4)[:, :2].sum()))
+
+
+def test_set_dimension_size_errors():
+    v = xa.asarray(np.arange(4, dtype=np.float32))
+    with pytest.raises(ValueError, match="set_dimension_size"):
+        lax.set_dimension_size(v, 5, 0)
+    with pytest.raises(ValueError, match="set_dimension_size"):
+        lax.set_dimension_size(v, 1, 1)
+    with pytest.raises(TypeError, match="set_dimension_size"):
+        lax.set_dimension_size(v, xa.asarray(np.float32(1)), 0)
+    with pytest.raises(TypeError, match="eager-only"):
+        xa.jit(lambda x: lax.set_dimension_size(x, 2, 0))(v)
+    with pytest.raises(ValueError, match="get_dimension_size"):
+        lax.get_dimension_size(v, 3)

@@ -22,8 +22,9 @@ from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
                                  reduce_sum)
 from xarr._ops.structural import (bitcast_convert_type, collapse, concatenate,
-                                  dynamic_slice, dynamic_update_slice, expand_dims, pad,
-                                  reshape, rev, slice, squeeze, transpose)
+                                  dynamic_slice, dynamic_update_slice, expand_dims,
+                                  get_dimension_size, pad, reshape, rev,
+                                  set_dimension_size, slice, squeeze, transpose)
 from xarr._tensor import Tensor
 
 __all__ = []
@@ -209,7 +210,7 @@ __all__ += ["not_", "and_", "or_", "xor", "round", "RoundingMethod", "select", "
 
 __all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
             "dynamic_update_slice", "pad", "concatenate", "squeeze", "expand_dims",
-            "bitcast_convert_type"]
+            "bitcast_convert_type", "get_dimension_size", "set_dimension_size"]
 __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",

@@ -24,7 +24,7 @@ from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype
 from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
-from xarr._ops.structural import STRUCTURAL, StructuralOp, as_operand, on_strided
+from xarr._ops.structural import STRUCTURAL, StructuralOp, as_operand, valid_region, on_strided
 from xarr._tensor import Tensor
 
 # monoid name -> (kernel op code attribute on _tensor, lax elementwise op combining init)
@@ -216,6 +216,7 @@ def reduce(operands, init_values, computation, dimensions):  # noqa: A001
              _tensor.scalar_tensor(v, CODE_OF[x.dtype]) for v, x in zip(inits, ops)]
     dims = tuple(operator.index(d) for d in dimensions)
     reduce_shape(ops[0].shape, dims)
+    ops = [valid_region(x, dims) for x in ops]     # dynamic sizes: padding is ignored
     codes = [CODE_OF[x.dtype] for x in ops]
     monoid = monoid_of(computation, len(ops))
     comp = None
@@ -381,6 +382,7 @@ def _masked(x, where, fill):
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
     x = as_operand(x)
     axes = _np_axes(axis, x.ndim, fn)
+    x = valid_region(x, axes)
     dt = as_dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
     if x.dtype != dt:
         x = x.astype(dt)
@@ -405,6 +407,7 @@ def _extreme(name, fn, x, axis, keepdims, where, initial):
         raise TypeError(f"xa.{fn}: complex values have no order here (NumPy's "
                         f"lexicographic complex {fn} is not supported)")
     axes = _np_axes(axis, x.ndim, fn)
+    x = valid_region(x, axes)
     identity = _lowest(x.dtype) if name == "max" else _highest(x.dtype)
     if initial is None:
         if where is not None:
@@ -446,6 +449,7 @@ def mean(x, axis=None, dtype=None, keepdims=False, where=None):
     """NumPy's mean: integers average in float64; float16 accumulates in float32."""
     x = as_operand(x)
     axes = _np_axes(axis, x.ndim, "mean")
+    x = valid_region(x, axes)
     if dtype is not None:
         acc = out = as_dtype(dtype)
     elif x.dtype.kind in "biu":
@@ -468,6 +472,7 @@ def var(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
     fused (x - mean)**2 -> sum kernel (kind=kInput)."""
     x = as_operand(x)
     axes = _np_axes(axis, x.ndim, "var")
+    x = valid_region(x, axes)
     if where is None and recorder([x]) is None and _trace.tracing() is None:
         return _var_jitted()(x, axes, None if dtype is None else as_dtype(dtype), ddof,
                              keepdims)

@@ -17,6 +17,7 @@ Worked examples (seed 004):
 
 import builtins
 import operator
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -526,3 +527,80 @@ def bitcast_convert_type(operand, new_dtype):
     type appends a dim of size (old width / new width); a wider type consumes a last dim
     of size (new width / old width) (seed 004, ~line 200)."""
     return apply("bitcast_convert", [operand], new_code=CODE_OF[as_dtype(new_dtype)])
+
+
+# ------------------------------------------------------------------------ dynamic sizes
+# Dynamic sizes (seed 004 SetDimensionSize) live beside the tensor they describe: id ->
+# (weak reference, {dim: size}); the entry goes when the tensor does. The tensor's static
+# shape stays the bound; reductions (lax.reduce and the NumPy reductions) ignore the
+# padding past a dynamic size, get_dimension_size reports it; other ops see the static
+# shape and return ordinary tensors (the padding travels as data, as in XLA).
+_DYNAMIC_SIZES = {}
+
+
+def dynamic_sizes_of(x):
+    """{dim: run-time size} set on tensor x by set_dimension_size, or None."""
+    entry = _DYNAMIC_SIZES.get(id(x))
+    if entry is None or entry[0]() is not x:
+        return None
+    return entry[1]
+
+
+def _set_dynamic_sizes(x, sizes):
+    _DYNAMIC_SIZES[id(x)] = (weakref.ref(x), sizes)
+    weakref.finalize(x, _DYNAMIC_SIZES.pop, id(x), None)
+
+
+def _concrete_index(v, op):
+    if type(v) is Traced:
+        raise TypeError(f"lax.{op}: a traced size is a dynamic shape; xarr keeps static "
+                        f"shapes under xa.jit / xa.lazy (use dynamic sizes eagerly)")
+    if isinstance(v, Tensor):
+        if v.ndim != 0 or v.dtype.kind not in "iu":
+            raise TypeError(f"lax.{op}: size must be an integer scalar, got {v.dtype}"
+                            f"{list(v.shape)}")
+        v = v.item()
+    return operator.index(v)
+
+
+def get_dimension_size(operand, dimension):
+    """GetDimensionSize: the (dynamic, else static) size of ``dimension`` as an s32
+    scalar."""
+    x = as_operand(operand)
+    d = operator.index(dimension)
+    if not 0 <= d < x.ndim:
+        raise ValueError(f"lax.get_dimension_size: dimension {d} out of range [0, {x.ndim})")
+    sizes = dynamic_sizes_of(x) or {}
+    return _tensor.scalar_tensor(int(sizes.get(d, x.shape[d])), CODE_OF[np.dtype(np.int32)])
+
+
+def set_dimension_size(operand, size, dimension):
+    """SetDimensionSize: ``operand`` with ``dimension``'s run-time size set to ``size``
+    (0 <= size <= the static size, which stays the shape's bound). Eager only."""
+    x = as_operand(operand)
+    if type(x) is Traced:
+        raise TypeError("lax.set_dimension_size: dynamic sizes are eager-only in xarr; "
+                        "under xa.jit shapes are static")
+    d = operator.index(dimension)
+    if not 0 <= d < x.ndim:
+        raise ValueError(f"lax.set_dimension_size: dimension {d} out of range [0, {x.ndim})")
+    n = _concrete_index(size, "set_dimension_size")
+    if not 0 <= n <= x.shape[d]:
+        raise ValueError(f"lax.set_dimension_size: size {n} outside [0, {x.shape[d]}] for "
+                         f"dimension {d} of shape {tuple(x.shape)}")
+    out = _tensor.as_strided_view(_tensor.strided(x), tuple(x.shape), tuple(
+        _tensor.strided(x).strides), 0)
+    sizes = dict(dynamic_sizes_of(x) or {})
+    sizes[d] = n
+    _set_dynamic_sizes(out, sizes)
+    return out
+
+
+def valid_region(x, dims):
+    """x restricted to its dynamic sizes along ``dims`` (a plain view), or x itself."""
+    sizes = dynamic_sizes_of(x) if type(x) is Tensor else None
+    if not sizes or not any(d in sizes for d in dims):
+        return x
+    limit = [sizes.get(d, s) if d in dims else s for d, s in enumerate(x.shape)]
+    return _tensor.as_strided_view(_tensor.strided(x), tuple(limit),
+                                   tuple(_tensor.strided(x).strides), 0)
