@@ -394,7 +394,8 @@ def fuse_into_reductions(comp):
             continue
         dims = r.attrs["dimensions"]
         n = len(f.dims)
-        if tuple(sorted(dims)) != tuple(range(n - len(dims), n)) or f.type.m2m is not None:
+        # (the fusion's own output layout does not matter: it is never materialized)
+        if tuple(sorted(dims)) != tuple(range(n - len(dims), n)):
             continue
         if any(not p.is_tuple and p.type.m2m is not None for p in f.operands):
             continue
