@@ -700,7 +700,22 @@ def test_set_dimension_size_errors():
         lax.set_dimension_size(v, 1, 1)
     with pytest.raises(TypeError, match="set_dimension_size"):
         lax.set_dimension_size(v, xa.asarray(np.float32(1)), 0)
-    with pytest.raises(TypeError, match="eager-only"):
-        xa.jit(lambda x: lax.set_dimension_size(x, 2, 0))(v)
     with pytest.raises(ValueError, match="get_dimension_size"):
         lax.get_dimension_size(v, 3)
+    with pytest.raises(ValueError, match="set_dimension_size"):
+        xa.jit(lambda x, n: lax.set_dimension_size(x, n, 0))(v, xa.asarray(np.int32(9)))
+
+
+def test_set_dimension_size_under_jit_and_lazy():
+    """The size may be a run-time value: one trace serves every size."""
+    v = xa.asarray(np.arange(1, 11, dtype=np.float32))
+    f = xa.jit(lambda x, n: (lax.reduce_sum(lax.set_dimension_size(x, n, 0), (0,)),
+                             lax.get_dimension_size(lax.set_dimension_size(x, n, 0), 0)))
+    for n in (0, 5, 6, 10):
+        s, size = f(v, xa.asarray(np.int32(n)))
+        assert s.item() == sum(range(1, n + 1)) and size.item() == n
+    assert f.trace_count == 1
+    assert "set-dimension-size" in f.lower(v, xa.asarray(np.int32(5))).as_text()
+    with xa.lazy():
+        r = lax.reduce_prod(lax.set_dimension_size(v, 5, 0), (0,))
+    assert r.item() == 120.0

@@ -109,7 +109,8 @@ def kernel_reduce(name, x, dims):
 
 def _reduce_impl(*xs, dimensions, monoid, computation):
     n = len(xs) // 2
-    operands, inits = xs[:n], xs[n:]
+    operands = [valid_region(x, dimensions) for x in xs[:n]]   # dynamic sizes, at run time
+    inits = xs[n:]
     if monoid is not None:
         r = kernel_reduce(monoid, operands[0], dimensions)
         from xarr._ops.elementwise import lax_apply

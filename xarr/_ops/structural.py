@@ -551,49 +551,63 @@ def _set_dynamic_sizes(x, sizes):
     weakref.finalize(x, _DYNAMIC_SIZES.pop, id(x), None)
 
 
-def _concrete_index(v, op):
-    if type(v) is Traced:
-        raise TypeError(f"lax.{op}: a traced size is a dynamic shape; xarr keeps static "
-                        f"shapes under xa.jit / xa.lazy (use dynamic sizes eagerly)")
-    if isinstance(v, Tensor):
-        if v.ndim != 0 or v.dtype.kind not in "iu":
-            raise TypeError(f"lax.{op}: size must be an integer scalar, got {v.dtype}"
-                            f"{list(v.shape)}")
-        v = v.item()
-    return operator.index(v)
+def _dim_rule(types, dimension, op):
+    t = types[0]
+    if not 0 <= dimension < len(t.dims):
+        raise ValueError(f"lax.{op}: dimension {dimension} out of range [0, {len(t.dims)})")
+    return t
+
+
+def _get_size_rule(types, dimension):
+    _dim_rule(types, dimension, "get_dimension_size")
+    return TensorType(CODE_OF[np.dtype(np.int32)], (), None)
+
+
+def _get_size_impl(x, dimension):
+    sizes = dynamic_sizes_of(x) or {}
+    return _tensor.scalar_tensor(int(sizes.get(dimension, x.shape[dimension])),
+                                 CODE_OF[np.dtype(np.int32)])
+
+
+def _set_size_rule(types, dimension):
+    t, n = types
+    _dim_rule(types, dimension, "set_dimension_size")
+    if n.dims != () or KIND_OF(n.code) not in "iu":
+        raise TypeError(f"lax.set_dimension_size: size must be an integer scalar, got "
+                        f"{XLA_NAMES[n.code]}{list(n.dims)}")
+    return TensorType(t.code, t.dims, None)
+
+
+def KIND_OF(code):  # noqa: N802
+    return DTYPES[code].kind
+
+
+def _set_size_impl(x, size, dimension):
+    n = int(size.item())
+    if not 0 <= n <= x.shape[dimension]:
+        raise ValueError(f"lax.set_dimension_size: size {n} outside [0, "
+                         f"{x.shape[dimension]}] for dimension {dimension} of shape "
+                         f"{tuple(x.shape)}")
+    out = _tensor.as_strided_view(x, tuple(x.shape), tuple(x.strides), 0)
+    sizes = dict(dynamic_sizes_of(x) or {})
+    sizes[dimension] = n
+    _set_dynamic_sizes(out, sizes)
+    return out
 
 
 def get_dimension_size(operand, dimension):
     """GetDimensionSize: the (dynamic, else static) size of ``dimension`` as an s32
-    scalar."""
-    x = as_operand(operand)
-    d = operator.index(dimension)
-    if not 0 <= d < x.ndim:
-        raise ValueError(f"lax.get_dimension_size: dimension {d} out of range [0, {x.ndim})")
-    sizes = dynamic_sizes_of(x) or {}
-    return _tensor.scalar_tensor(int(sizes.get(d, x.shape[d])), CODE_OF[np.dtype(np.int32)])
+    scalar (read at run time under xa.jit)."""
+    return apply("get_dimension_size", [operand], dimension=operator.index(dimension))
 
 
 def set_dimension_size(operand, size, dimension):
     """SetDimensionSize: ``operand`` with ``dimension``'s run-time size set to ``size``
-    (0 <= size <= the static size, which stays the shape's bound). Eager only."""
-    x = as_operand(operand)
-    if type(x) is Traced:
-        raise TypeError("lax.set_dimension_size: dynamic sizes are eager-only in xarr; "
-                        "under xa.jit shapes are static")
-    d = operator.index(dimension)
-    if not 0 <= d < x.ndim:
-        raise ValueError(f"lax.set_dimension_size: dimension {d} out of range [0, {x.ndim})")
-    n = _concrete_index(size, "set_dimension_size")
-    if not 0 <= n <= x.shape[d]:
-        raise ValueError(f"lax.set_dimension_size: size {n} outside [0, {x.shape[d]}] for "
-                         f"dimension {d} of shape {tuple(x.shape)}")
-    out = _tensor.as_strided_view(_tensor.strided(x), tuple(x.shape), tuple(
-        _tensor.strided(x).strides), 0)
-    sizes = dict(dynamic_sizes_of(x) or {})
-    sizes[d] = n
-    _set_dynamic_sizes(out, sizes)
-    return out
+    (0 <= size <= the static size, which stays the shape's bound; checked when it runs).
+    Reductions ignore the elements past it, eagerly and under xa.jit / xa.lazy."""
+    if not isinstance(size, (Tensor, Traced)):
+        size = _tensor.scalar_tensor(operator.index(size), CODE_OF[np.dtype(np.int32)])
+    return apply("set_dimension_size", [operand, size], dimension=operator.index(dimension))
 
 
 def valid_region(x, dims):
@@ -604,3 +618,9 @@ def valid_region(x, dims):
     limit = [sizes.get(d, s) if d in dims else s for d, s in enumerate(x.shape)]
     return _tensor.as_strided_view(_tensor.strided(x), tuple(limit),
                                    tuple(_tensor.strided(x).strides), 0)
+
+
+defop("get_dimension_size", _get_size_rule, _get_size_impl,
+      text=lambda a: _dims_text("dimensions", (a["dimension"],)))
+defop("set_dimension_size", _set_size_rule, _set_size_impl, view=True,
+      text=lambda a: _dims_text("dimensions", (a["dimension"],)))
