@@ -42,14 +42,25 @@ void panel_b32(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64
                int64_t nj, bool stream) {
   constexpr int T = 8, W = 4;
   const int64_t ni_full = ni / T * T, nj_full = nj / T * T;
-  for (int64_t i0 = 0; i0 < ni_full; i0 += T) {
-    for (int64_t j0 = 0; j0 < nj_full; j0 += T)
+  // Blocks of 16 source rows (one full 64-byte line of every destination row), each swept
+  // down the panel's destination rows, so the source lines a block loads (16 rows x the
+  // panel's width) stay in L1 for all of its tiles; sweeping whole source columns per tile
+  // row instead re-fetches every line (a 16 KB row stride defeats the L1's associativity).
+  int64_t j0 = 0;
+  for (; j0 + 2 * T <= nj_full; j0 += 2 * T)
+    for (int64_t i0 = 0; i0 < ni_full; i0 += T) {
       tile8x8_b32(src + j0 * src_ld + i0 * W, src_ld, dst + i0 * dst_ld + j0 * W, dst_ld,
                   stream);
-    for (int64_t i = i0; i < i0 + T; ++i)
-      for (int64_t j = nj_full; j < nj; ++j)
-        std::memcpy(dst + i * dst_ld + j * W, src + j * src_ld + i * W, W);
-  }
+      tile8x8_b32(src + (j0 + T) * src_ld + i0 * W, src_ld,
+                  dst + i0 * dst_ld + (j0 + T) * W, dst_ld, stream);
+    }
+  for (; j0 < nj_full; j0 += T)
+    for (int64_t i0 = 0; i0 < ni_full; i0 += T)
+      tile8x8_b32(src + j0 * src_ld + i0 * W, src_ld, dst + i0 * dst_ld + j0 * W, dst_ld,
+                  stream);
+  for (int64_t i = 0; i < ni_full; ++i)
+    for (int64_t j = nj_full; j < nj; ++j)
+      std::memcpy(dst + i * dst_ld + j * W, src + j * src_ld + i * W, W);
   for (int64_t i = ni_full; i < ni; ++i)
     for (int64_t j = 0; j < nj; ++j)
       std::memcpy(dst + i * dst_ld + j * W, src + j * src_ld + i * W, W);
