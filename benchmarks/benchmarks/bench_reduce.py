@@ -96,3 +96,39 @@ class MaskGet:
         return best_time(lambda: self.np_x[self.np_mask]) / best_time(lambda: self.x[self.mask])
 
     track_speedup_vs_numpy.unit = "x"
+
+
+class Gather:
+    """Integer-array get of 1M random positions of a 16M f32 tensor."""
+
+    def setup(self):
+        self.np_x = floats(N_LARGE, np.float32, 13)
+        self.np_idx = np.random.default_rng(14).integers(0, N_LARGE, N_LARGE // 16)
+        self.x, self.idx = xa.asarray(self.np_x), xa.asarray(self.np_idx)
+
+    def time_xarr(self):
+        self.x[self.idx]
+
+    def track_speedup_vs_numpy(self):
+        return best_time(lambda: self.np_x[self.np_idx]) / best_time(lambda: self.x[self.idx])
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class Cumsum:
+    params = [["0", "1"]]
+    param_names = ["axis"]
+
+    def setup(self, axis):
+        self.np_m = floats(4096 * 4096, np.float32, 15).reshape(4096, 4096)
+        self.m = xa.asarray(self.np_m)
+        self.axis = int(axis)
+
+    def time_xarr(self, axis):
+        xa.cumsum(self.m, axis=self.axis)
+
+    def track_speedup_vs_numpy(self, axis):
+        return best_time(lambda: np.cumsum(self.np_m, axis=self.axis)) / \
+            best_time(lambda: xa.cumsum(self.m, axis=self.axis))
+
+    track_speedup_vs_numpy.unit = "x"
