@@ -60,12 +60,15 @@ void scan_lines(const char* src, int64_t s_in, int64_t s_ax, char* dst, int64_t 
 template <class T, int OP>
 void scan_typed(const char* src, int ndim, const int64_t* dims, const int64_t* ss, int axis,
                 char* dst, const int64_t* ds) {
-  // The inner (vectorized) dim: the non-axis dim with the smallest output stride.
+  // The inner (vectorized) dim: the non-axis dim with the smallest output stride - unless
+  // the scanned axis itself is the most contiguous one: then every line is scanned on its
+  // own, sequentially along contiguous memory (lines split over threads).
   int inner = -1;
   for (int d = 0; d < ndim; ++d) {
     if (d == axis || dims[d] <= 1) continue;
     if (inner < 0 || std::llabs(ds[d]) < std::llabs(ds[inner])) inner = d;
   }
+  if (inner >= 0 && std::llabs(ds[axis]) < std::llabs(ds[inner])) inner = -1;
   std::vector<int> outer;
   int64_t n_outer = 1;
   for (int d = 0; d < ndim; ++d)
