@@ -27,6 +27,7 @@ from libcpp.vector cimport vector
 
 import numpy as np
 
+from xarr import _methods
 from xarr._dtypes import DTYPES, XLA_NAMES, CODE_OF, as_dtype
 
 cdef extern from "core/capi.h" namespace "xarr" nogil:
@@ -198,6 +199,32 @@ cdef class Tensor:
     cdef object __weakref__
 
     __array_priority__ = 100
+
+    # NumPy-style methods (t.sum(axis=0) ...): one definition each, in xarr/_methods.py.
+    sum = _methods.sum
+    prod = _methods.prod
+    mean = _methods.mean
+    var = _methods.var
+    std = _methods.std
+    max = _methods.max
+    min = _methods.min
+    argmax = _methods.argmax
+    argmin = _methods.argmin
+    any = _methods.any
+    all = _methods.all
+    cumsum = _methods.cumsum
+    cumprod = _methods.cumprod
+    ravel = _methods.ravel
+    flatten = _methods.flatten
+    squeeze = _methods.squeeze
+    swapaxes = _methods.swapaxes
+    clip = _methods.clip
+    round = _methods.round
+    nonzero = _methods.nonzero
+    repeat = _methods.repeat
+    take = _methods.take
+    conj = _methods.conj
+    fill = _methods.fill
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace: the xarr module."""

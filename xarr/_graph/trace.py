@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from xarr import _tensor
+from xarr import _methods, _tensor
 from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES, as_dtype
 from xarr._graph.ir import Computation, Instruction, Module, TensorType, type_text
 from xarr._tensor import Tensor
@@ -471,6 +471,13 @@ class Traced:
     def __invert__(self): return _np().numpy_apply("invert", self)
 
     __hash__ = None
+
+
+# NumPy-style methods (t.sum(axis=0) ...), the same definitions Tensor uses; fill writes in
+# place, which a graph value cannot.
+for _name in _methods.NAMES:
+    if _name != "fill":
+        setattr(Traced, _name, getattr(_methods, _name))
 
 
 def _recorder_of(t):
