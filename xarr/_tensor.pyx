@@ -62,12 +62,15 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
     cdef cppclass FusedInstr:
         int op, dtype, out_dtype, nargs, dst
         int args[3]
+    ctypedef void (*NativeFusedFn)(char** args, const char** consts, int64_t n)
     cdef cppclass FusedProgram:
         int ninputs, ntemps, nconst, reduce_op
+        NativeFusedFn native
         vector[int] input_dtypes
         vector[int] temp_dtypes
         vector[int] output_dtypes
         vector[FusedInstr] code
+    void set_native_fused(FusedProgram* p, NativeFusedFn f, int isa)
     string validate_fused(const FusedProgram& p)
     void run_fused(const FusedProgram& p, char** ptrs, int ndim, const int64_t* dims,
                    const int64_t* strides)
@@ -1279,6 +1282,15 @@ cdef class FusedKernel:
     # set by bind(): how __call__ picks its inputs from the fusion's operands
     cdef list numbers, maps, baked, out_m2m
     cdef tuple shape
+    # (input dtypes, constant dtypes, temporary dtypes, output dtypes, code): the program
+    # as given, for the native code generator (xarr/_graph/native.py)
+    cdef readonly tuple spec
+    # elements x instructions run so far; when it reaches hot_work, on_hot(self) is
+    # called once (the graph compiler asks for the native form of a hot kernel)
+    cdef readonly int64_t work
+    cdef int64_t hot_work
+    cdef object on_hot
+    cdef object native_lib
 
     def __init__(self, input_dtypes, temp_dtypes, output_dtypes, code, constants=(),
                  int reduce_op=-1):
@@ -1318,6 +1330,35 @@ cdef class FusedKernel:
         msg = validate_fused(self.prog).decode()
         if msg:
             raise ValueError(f"FusedKernel: {msg}")
+        self.spec = (tuple(input_dtypes), tuple([c._dtype for c in self.constants]),
+                     tuple(temp_dtypes), tuple(output_dtypes),
+                     tuple([(op, dt, odt, tuple(args), dst)
+                            for op, dt, odt, args, dst in code]))
+
+    def watch(self, int64_t hot_work, on_hot):
+        """Calls on_hot(self) once, from the call whose work (elements x instructions
+        run, summed over calls) reaches hot_work."""
+        self.hot_work = hot_work
+        self.on_hot = on_hot
+
+    def set_native(self, lib, uintptr_t address, int isa):
+        """Runs the native form at ``address`` (NativeFusedFn, csrc/fused/executor.h),
+        compiled for ISA code ``isa``, from the next run on whenever that ISA is active;
+        ``lib`` (the loaded library) is kept alive with the kernel. address 0: interpret
+        again."""
+        if address:
+            self.native_lib = lib
+        set_native_fused(&self.prog, <NativeFusedFn>address, isa)
+
+    @property
+    def is_native(self):
+        return self.prog.native != NULL
+
+    cdef _count_work(self, int64_t size):
+        self.work += size * <int64_t>self.prog.code.size()
+        if self.on_hot is not None and self.work >= self.hot_work:
+            cb, self.on_hot = self.on_hot, None
+            cb(self)
 
     def bind(self, numbers, maps, baked, shape, out_m2m, int reduce_ndim=0):
         """Fixes how a call maps operands to inputs: input a is operands[numbers[a]] (or
@@ -1439,6 +1480,7 @@ cdef class FusedKernel:
             return
         with nogil:
             run_fused(self.prog, ptrs, ndim, dims, strides)
+        self._count_work(size)
 
     cdef Tensor _run_reduce(self, list inputs, int nd, int64_t* dims):
         """The reducing call: a new output of dims[:nd - reduce_ndim]. One fused pass when
@@ -1467,6 +1509,7 @@ cdef class FusedKernel:
         if ok:
             with nogil:
                 run_fused_reduce(self.prog, ptrs, outer, inner, so, si, s_out)
+            self._count_work(outer * inner)
             return out
         # Unfused fallback (e.g. a transposed input): values into a temporary, then reduce.
         tmp = _alloc_tensor(odt, nd, dims, None, False)

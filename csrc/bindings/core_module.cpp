@@ -78,6 +78,12 @@ PYBIND11_MODULE(_core, m) {
       d[py::str(xarr::ew_op_name(op))] = py::make_tuple(op, xarr::ew_op_arity(op));
     return d;
   }, "{OP_NAME: (code, arity)} for every elementwise kernel op.");
+  m.def("ew_functors", [] {
+    py::dict d;
+    for (int op = 0; op < xarr::kNumEwOps; ++op)
+      if (*xarr::ew_functor_name(op)) d[py::int_(op)] = py::str(xarr::ew_functor_name(op));
+    return d;
+  }, "{code: functor name in ew_ops.h} (SELECT has none): for the native code generator.");
   m.def("ew_supported", [](int op, int dtype, const std::string& isa) {
     if (op < 0 || op >= xarr::kNumEwOps || dtype < 0 || dtype >= xarr::kNumDTypes)
       return false;

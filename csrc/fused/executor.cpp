@@ -52,6 +52,8 @@ struct Bound {
   std::vector<int> pieces;             // loop calls per instruction and block
   int ncalls = 0;                      // their sum
   const ReduceKernel* red = nullptr;   // run_fused_reduce: the kernel reducing output 0
+  std::vector<int> in_itemsize;        // each non-constant input's
+  NativeFusedFn native = nullptr;      // p.native when the run began
 };
 
 // A pairwise cascade of 64-byte horizontal partials (reduce.h's ReduceKernel lanes), the
@@ -208,6 +210,34 @@ void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, 
     }
   }
   const int nout = static_cast<int>(b.out_slot.size());
+  // The native form runs when every non-constant input and output is contiguous along
+  // the row (outputs then go to their staging slots exactly as below).
+  bool native = b.native != nullptr;
+  for (int a = 0; a < b.nvar && native; ++a) native = st[a] == b.in_itemsize[a];
+  for (int k = 0; k < nout && native; ++k)
+    native = (kSink && k == 0) || st[b.nvar + k] == b.out_itemsize[k];
+  if (native) {
+    char* np[kFusedMaxOperands];
+    for (int64_t lo = 0; lo < n; lo += b.block) {
+      const int64_t m = std::min(b.block, n - lo);
+      for (int a = 0; a < b.nvar; ++a) np[a] = args[a] + lo * st[a];
+      for (int k = 0; k < nout; ++k) {
+        const int e = b.nvar + k;
+        np[e] = b.out_slot[k] >= 0 ? slot(b.out_slot[k]) : args[e] + lo * st[e];
+      }
+      b.native(np, b.consts.data(), m);
+      if constexpr (kSink) {
+        (*sink)(slot(b.out_slot[0]), lo, m);
+      } else {
+        for (int k = 0; k < nout; ++k)
+          if (b.out_slot[k] >= 0)
+            stream_copy(args[b.nvar + k] + lo * b.out_itemsize[k], slot(b.out_slot[k]),
+                        m * b.out_itemsize[k]);
+      }
+    }
+    if (!kSink && staged) _mm_sfence();
+    return;
+  }
   // Software prefetch (into L2) of the next block's input lines, spread over the block's
   // loop calls so the memory reads overlap the computation instead of stalling the first
   // loads of each block. Expensive instructions (exp, tanh, ...) are cut into several calls
@@ -342,6 +372,10 @@ void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t to
   const int nout = static_cast<int>(p.output_dtypes.size());
   const int nconst = p.nconst;
   b.nvar = p.ninputs - nconst;
+  b.native = __atomic_load_n(&p.native, __ATOMIC_ACQUIRE);
+  if (b.native && __atomic_load_n(&p.native_isa, __ATOMIC_RELAXED) != active_isa())
+    b.native = nullptr;
+  for (int a = 0; a < b.nvar; ++a) b.in_itemsize.push_back(dtype_itemsize(p.input_dtypes[a]));
   for (const FusedInstr& ins : p.code) {
     const int pieces = ins.op != kFusedConvert && expensive_op(ins.op) ? kExpensivePieces : 1;
     b.pieces.push_back(pieces);

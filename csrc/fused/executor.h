@@ -42,6 +42,16 @@ struct FusedInstr {
   int dst;      // register >= 0, or -1 - k for output k
 };
 
+// A natively compiled form of a program: xarr/_graph/native.py writes the same instruction
+// list as one C++ loop over ew_ops.h's functors (every value in registers, no block
+// buffers) and compiles it with the active ISA's flags. Contract:
+//   void f(char* const* args, const char* const* consts, int64_t n)
+// computes elements [0, n): args[0..nvar) the non-constant inputs, then the outputs, all
+// contiguous (stride = itemsize); consts[c] points at constant c's element. Its results are
+// the interpreter's bit for bit: the same functors and flags, and each value is held in its
+// register's storage dtype, as the interpreter's buffers hold it.
+using NativeFusedFn = void (*)(char* const* args, const char* const* consts, int64_t n);
+
 struct FusedProgram {
   int ninputs = 0;
   std::vector<int> input_dtypes;
@@ -59,7 +69,19 @@ struct FusedProgram {
   // them). Semantics are reduce.h's: integers wrap, pred SUM = or (MAX = or, MIN = and),
   // f16/bf16 accumulate in f32, MAX/MIN propagate NaN and are not defined for complex.
   int reduce_op = -1;
+  // The native form, or nullptr (interpret). Set with set_native_fused at any time, also
+  // while another thread runs the program: a run reads it once, when it starts, and uses
+  // it only if native_isa is the active ISA (each ISA's table gives its own bits). eval_rows
+  // uses it for every block whose non-constant inputs and outputs are contiguous along
+  // the row; other rows (strided, broadcast along the row) are interpreted.
+  NativeFusedFn native = nullptr;
+  int native_isa = -1;  // the Isa it was compiled for: used only while that ISA is active
 };
+
+inline void set_native_fused(FusedProgram* p, NativeFusedFn f, int isa) {
+  __atomic_store_n(&p->native_isa, isa, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->native, f, __ATOMIC_RELEASE);
+}
 
 // Checks operand counts, registers, dtypes and that a loop exists for every instruction in
 // the active table; returns an empty string or a message naming the bad instruction.

@@ -23,6 +23,7 @@ import numpy as np
 from xarr import _tensor
 from xarr._dtypes import DTYPES, XLA_NAMES
 from xarr._graph.ir import TensorType, type_text
+from xarr._graph import native
 from xarr._ops.elementwise import OPS
 from xarr._ops.structural import STRUCTURAL
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, is_identity
@@ -202,6 +203,7 @@ class KernelPlan:
                              [m for number, m, baked in inputs],
                              [baked for number, m, baked in inputs],
                              self.shape, [reduce_type.m2m], reduce_ndim=reduce_ndim)
+        native.watch(self.kernel)
 
     def _iota_source(self, iota, dims, input_for):
         k = iota.attrs["iota_dimension"]
@@ -231,6 +233,7 @@ class Executable:
     def __init__(self, comp):
         self.comp = comp
         self.kernel_count = 0
+        self.kernels = []  # the FusedKernel of each fusion step, in order
         slot = {}
         init = []
         steps = []
@@ -274,6 +277,7 @@ class Executable:
                 sub = Executable(i.calls[0])
                 return lambda *xs: sub.run(list(xs))
             kernel = plan.kernel
+            self.kernels.append(kernel)
             if plan.epilogue is not None:      # kInput with a non-identity init
                 from xarr._ops.elementwise import lax_apply
                 monoid, init = plan.epilogue

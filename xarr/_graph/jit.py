@@ -264,6 +264,12 @@ class Compiled:
         """Fused kernels one call launches (entry computation only)."""
         return self.executable.kernel_count
 
+    @property
+    def fused_kernels(self):
+        """The FusedKernel of each fused kernel of the entry computation, in run order
+        (their ``is_native``, ``spec`` and ``work``; xarr/_graph/native.py)."""
+        return list(self.executable.kernels)
+
     def as_text(self):
         return self.module.as_text()
 

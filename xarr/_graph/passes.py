@@ -42,7 +42,7 @@ MAX_FUSION_TEMPS = 16
 def topo_sort(comp):
     """Reorders comp.instructions: everything reachable from the ROOT (and every parameter
     and side-effecting instruction), operands before users, stable otherwise."""
-    order, seen = [], set()
+    order, seen, open_ = [], set(), set()
     keep = [i for i in comp.instructions if i.op == "parameter" or i.attrs.get("side_effect")]
     for start in keep + [comp.root]:
         stack = [(start, 0)]
@@ -51,11 +51,16 @@ def topo_sort(comp):
             if id(node) in seen:
                 continue
             if k < len(node.operands):
+                open_.add(id(node))
                 stack.append((node, k + 1))
                 op = node.operands[k]
+                if id(op) in open_:
+                    raise AssertionError(f"graph cycle through {op.name} and {node.name} "
+                                         f"(a pass bug)")
                 if id(op) not in seen:
                     stack.append((op, 0))
             else:
+                open_.discard(id(node))
                 seen.add(id(node))
                 order.append(node)
     comp.instructions = order
@@ -495,11 +500,15 @@ def _n_scalar_constants(g, extra=None):
     return len(vals)
 
 
-def _reaches(start_ids, target_ids, excluded_ids, users):
+def _reaches(start_ids, target_ids, excluded_ids, users, group_of=None):
     """Whether a path from instructions start_ids leads to target_ids through at least
-    one instruction outside excluded_ids."""
+    one instruction outside excluded_ids. A path that enters another fusion group leaves
+    it from any of its members (once outlined, the group is one instruction whose users
+    depend on all of its inputs): merging a and b while a -> c -> b for a third group c
+    would make the cycle ab -> c -> ab."""
     stack = [(u, False) for s in start_ids for u in users.get(s, ())]
     seen = set()
+    groups_seen = set()
     while stack:
         node, outside = stack.pop()
         nid = id(node)
@@ -514,6 +523,12 @@ def _reaches(start_ids, target_ids, excluded_ids, users):
         now_outside = outside or nid not in excluded_ids
         for u in users.get(nid, ()):
             stack.append((u, now_outside))
+        g = group_of.get(nid) if group_of is not None and nid not in excluded_ids else None
+        if g is not None and (id(g), now_outside) not in groups_seen:
+            groups_seen.add((id(g), now_outside))
+            for m in g.members:
+                for u in users.get(id(m), ()):
+                    stack.append((u, now_outside))
     return False
 
 
@@ -535,8 +550,8 @@ def _multi_output(comp, groups, group_of, users, root_outputs):
                 both = a.member_ids | b.member_ids
                 ids_a = [id(m) for m in a.members]
                 ids_b = [id(m) for m in b.members]
-                if _reaches(ids_a, b.member_ids, both, by_id) or \
-                        _reaches(ids_b, a.member_ids, both, by_id):
+                if _reaches(ids_a, b.member_ids, both, by_id, group_of) or \
+                        _reaches(ids_b, a.member_ids, both, by_id, group_of):
                     continue
                 outputs = _merged_outputs(a, b, users, group_of, root_outputs)
                 trial = Group(a.members[0])

@@ -103,4 +103,16 @@ const EwTable& active_ew_table() {
 const char* ew_op_name(int op) { return (op >= 0 && op < kNumEwOps) ? kOpNames[op] : "?"; }
 int ew_op_arity(int op) { return (op >= 0 && op < kNumEwOps) ? kOpArity[op] : 0; }
 
+const char* ew_functor_name(int op) {
+  switch (op) {
+#define XARR_FUNCTOR_NAME(OPC, FUNCTOR, AR) \
+  case kEw_##OPC:                          \
+    return #FUNCTOR;
+    XARR_EW_FUNCTORS(XARR_FUNCTOR_NAME)
+#undef XARR_FUNCTOR_NAME
+    default:
+      return "";
+  }
+}
+
 }  // namespace xarr

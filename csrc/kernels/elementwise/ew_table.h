@@ -41,6 +41,31 @@ using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
   /* ternary: select(pred, on_true, on_false) keyed by the value dtype; clamp(lo, x, hi) */   \
   X(SELECT, 3) X(CLAMP, 3)
 
+// Every elementwise op code with its functor and arity: X(OP, Functor, arity) for kEw_OP.
+// One list for the ISA tables (ew_loops.h fill_table; the functors are in ew_ops.h) and for the names the native code
+// generator writes (ew_functor_name, xarr/_graph/native.py). SELECT is not here: it moves
+// bytes (ew_loops.h select_loop).
+#define XARR_EW_FUNCTORS(X) \
+  X(NEG, Neg, 1) X(ABS, Abs, 1) X(SIGN, Sign, 1) X(NOT, Not, 1) X(CEIL, Ceil, 1) \
+  X(FLOOR, Floor, 1) X(ROUND, Round, 1) X(ROUND_EVEN, RoundEven, 1) X(TRUNC, Trunc, 1) \
+  X(EXP, Exp, 1) X(EXPM1, Expm1, 1) X(EXP2, Exp2, 1) X(LOG, Log, 1) X(LOG1P, Log1p, 1) \
+  X(LOG2, Log2, 1) X(LOG10, Log10, 1) X(LOGISTIC, Logistic, 1) X(TANH, Tanh, 1) \
+  X(SIN, Sin, 1) X(COS, Cos, 1) X(TAN, Tan, 1) X(ASIN, Asin, 1) X(ACOS, Acos, 1) \
+  X(ATAN, Atan, 1) X(SINH, Sinh, 1) X(COSH, Cosh, 1) X(ASINH, Asinh, 1) \
+  X(ACOSH, Acosh, 1) X(ATANH, Atanh, 1) X(SQRT, Sqrt, 1) X(RSQRT, Rsqrt, 1) \
+  X(CBRT, Cbrt, 1) X(SQUARE, Square, 1) X(IS_FINITE, IsFinite, 1) X(IS_NAN, IsNan, 1) \
+  X(IS_INF, IsInf, 1) X(POPCNT, Popcnt, 1) X(CLZ, Clz, 1) X(REAL, Real, 1) \
+  X(IMAG, Imag, 1) X(CONJ, Conj, 1) X(COPY, Copy, 1) X(SIGNBIT, SignBit, 1) \
+  X(ADD, Add, 2) X(SUB, Sub, 2) X(MUL, Mul, 2) X(DIV, Div, 2) X(REM, Rem, 2) \
+  X(FMOD, Fmod, 2) X(FLOOR_DIV, FloorDiv, 2) X(MOD, Mod, 2) X(MAX, Max, 2) \
+  X(MIN, Min, 2) X(POW, Pow, 2) X(ATAN2, Atan2, 2) X(HYPOT, Hypot, 2) \
+  X(COPYSIGN, Copysign, 2) X(LOGADDEXP, LogAddExp, 2) X(AND, And, 2) X(OR, Or, 2) \
+  X(XOR, Xor, 2) X(SHL, Shl, 2) X(SHR_LOGICAL, ShrLogical, 2) X(SHR_ARITH, ShrArith, 2) \
+  X(EQ, Eq, 2) X(NE, Ne, 2) X(LT, Lt, 2) X(LE, Le, 2) X(GT, Gt, 2) X(GE, Ge, 2) \
+  X(EQ_TOTAL, EqTotal, 2) X(NE_TOTAL, NeTotal, 2) X(LT_TOTAL, LtTotal, 2) \
+  X(LE_TOTAL, LeTotal, 2) X(GT_TOTAL, GtTotal, 2) X(GE_TOTAL, GeTotal, 2) \
+  X(NEXTAFTER, Nextafter, 2) X(COMPLEX, MakeComplex, 2) X(CLAMP, Clamp, 3)
+
 enum EwOp : int {
 #define XARR_EW_ENUM(name, arity) kEw_##name,
   XARR_EW_OPS(XARR_EW_ENUM)
@@ -72,5 +97,6 @@ const EwTable& ew_table(int isa);
 const EwTable& active_ew_table();
 const char* ew_op_name(int op);
 int ew_op_arity(int op);
+const char* ew_functor_name(int op);  // "Mul" for kEw_MUL, "" for SELECT
 
 }  // namespace xarr

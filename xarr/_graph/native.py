@@ -1,0 +1,351 @@
+"""Native fused kernels: a hot fused program, compiled to machine code at run time.
+
+The fused executor (csrc/fused/executor.cpp) interprets a program one instruction at a
+time over L1-sized blocks, so every instruction loads and stores its block. A program
+that has run enough work (``HOT_WORK`` elements x instructions, summed over its calls) is
+written here as one C++ loop over the same functors the eager tables use
+(csrc/kernels/elementwise/ew_ops.h), every value kept in registers, and compiled with
+the flags the active ISA's table was built with (``xarr/include/native_flags.txt``,
+written by CMake). The result replaces the interpreter for contiguous rows
+(``FusedKernel.set_native``; the executor interprets strided rows as before) and gives
+the interpreter's bits: each value is held in its register's storage dtype, exactly as
+the interpreter's buffers hold it.
+
+Compiling takes about a second of one core, so by default it runs on a background thread
+while the interpreter keeps serving calls (the first calls of a jitted function never
+wait for a compiler). Compiled libraries are cached by the hash of their source, flags
+and compiler, in memory and on disk (``$XARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/xarr``,
+else ``~/.cache/xarr``).
+
+Environment: ``XARR_NATIVE=0`` turns native kernels off, ``XARR_NATIVE=sync`` compiles in
+the calling thread (deterministic: tests, benchmarks); ``XARR_CXX`` names the compiler
+(default: the one that built xarr, else ``c++``). Without a compiler or the installed
+headers, every program is interpreted.
+
+Not compiled (interpreted always): complex dtypes (the vector tables take their complex
+products from the reference table), sin/cos/tan (their contiguous loops fix large
+arguments block by block) and nextafter on 16-bit floats.
+
+Worked example: ``jit(lambda x: x * 1.5 + 2)`` on f32 gives the program
+``r2 = MUL(in0, k0); out0 = ADD(r2, k1)``, written as::
+
+    const float x0 = in0[i];
+    const auto v0 = ap<Mul, float>(x0, k0);
+    const auto v1 = ap<Add, float>(v0, k1);
+    out0[i] = v1;
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+
+from xarr import _core
+from xarr._tensor import FUSED_CONVERT
+
+# Elements x instructions a kernel runs before it is compiled: 64M, e.g. one call of a
+# 4-op chain on 16M elements, or 160 calls of a 4-op chain on 100K.
+HOT_WORK = 1 << 26
+
+# Storage type of each dtype code (csrc/core/dtype.h DType); complex has no native form.
+CTYPES = ("bool", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+          "uint32_t", "uint64_t", "f16", "bf16", "float", "double")
+_F16, _BF16 = 9, 10
+_OPS = _core.ew_ops()
+_FUNCTORS = _core.ew_functors()
+_SELECT = _OPS["SELECT"][0]
+_NEXTAFTER = _OPS["NEXTAFTER"][0]
+_NOT_NATIVE = {_OPS[n][0] for n in ("SIN", "COS", "TAN")}
+_NATIVE_ISAS = ("baseline", "avx2", "avx512")
+
+_INCLUDE = Path(__file__).resolve().parent.parent / "include"
+
+
+def mode():
+    """'off', 'sync' or 'async' (XARR_NATIVE)."""
+    v = os.environ.get("XARR_NATIVE", "1").strip().lower()
+    if v in ("0", "off", "false", "no"):
+        return "off"
+    return "sync" if v == "sync" else "async"
+
+
+# ----------------------------------------------------------------------- source
+def source(spec, name="xarr_fused"):
+    """The C++ function ``name`` (NativeFusedFn) computing a FusedKernel's ``spec`` (its
+    program as built), or None when the program has something native kernels do not
+    compile. A translation unit is PRELUDE followed by such functions."""
+    in_dt, const_dt, temp_dt, out_dt, code = spec
+    for d in in_dt + const_dt + temp_dt + out_dt:
+        if d >= len(CTYPES):
+            return None
+    nin, nconst = len(in_dt), len(const_dt)
+    reg_dtype = list(in_dt) + list(const_dt) + list(temp_dt)
+    lines = []
+    value = {}  # register -> the C++ name holding its current value
+    for r in range(nin):
+        value[r] = f"x{r}"
+    for c in range(nconst):
+        value[nin + c] = f"k{c}"
+    used_inputs = set()
+    for n, (op, dt, odt, args, dst) in enumerate(code):
+        if dt >= len(CTYPES) or odt >= len(CTYPES):
+            return None
+        for a in args:
+            if a < nin:
+                used_inputs.add(a)
+        operands = ", ".join(value[a] for a in args)
+        if op == FUSED_CONVERT:
+            expr = f"isa_native::convert_storage<{CTYPES[dt]}, {CTYPES[odt]}>({operands})"
+        elif op == _SELECT:
+            p, t, f = (value[a] for a in args)
+            expr = f"({p} ? {t} : {f})"
+        elif op in _FUNCTORS and op not in _NOT_NATIVE and not (
+                op == _NEXTAFTER and dt in (_F16, _BF16)):
+            expr = f"ap<{_FUNCTORS[op]}, {CTYPES[dt]}>({operands})"
+        else:
+            return None
+        var = f"v{n}"
+        lines.append(f"    const {CTYPES[odt]} {var} = {expr};")
+        if dst < 0:
+            lines.append(f"    out{-1 - dst}[i] = {var};")
+        else:
+            value[dst] = var
+    head = []
+    for r in sorted(used_inputs):
+        t = CTYPES[reg_dtype[r]]
+        head.append(f"  const {t}* in{r} = reinterpret_cast<const {t}*>(args[{r}]);")
+    for k, d in enumerate(out_dt):
+        t = CTYPES[d]
+        head.append(f"  {t}* out{k} = reinterpret_cast<{t}*>(args[{nin + k}]);")
+    for c, d in enumerate(const_dt):
+        t = CTYPES[d]
+        head.append(f"  const {t} k{c} = *reinterpret_cast<const {t}*>(consts[{c}]);")
+    loads = [f"    const {CTYPES[reg_dtype[r]]} x{r} = in{r}[i];" for r in sorted(used_inputs)]
+    return "\n".join([
+        f'extern "C" void {name}(char* const* args, const char* const* consts, int64_t n) {{',
+        *head,
+        "#pragma omp simd",
+        "  for (int64_t i = 0; i < n; ++i) {",
+        *loads,
+        *lines,
+        "  }",
+        "}",
+        "",
+    ])
+
+
+# What every translation unit starts with: the functors as the ISA tables see them.
+PRELUDE = """// Native fused kernels, generated by xarr/_graph/native.py.
+#define XARR_ISA_NS isa_native
+#include "kernels/elementwise/vector_math.h"
+#include "kernels/elementwise/ew_loops.h"
+
+namespace {
+using namespace ::xarr;
+using namespace ::xarr::ew;
+using ::xarr::isa_native::OutOf;
+namespace isa_native = ::xarr::isa_native;
+// One instruction: the functor on the operands' compute values, stored back in the
+// output's storage type (ew_loops.h's loops do the same per element).
+template <class Op, class T, class... A> inline auto ap(A... a) {
+  return store<typename OutOf<Op, T>::type>(Op::f(load<T>(a)...));
+}
+}  // namespace
+
+"""
+
+
+# ----------------------------------------------------------------------- compiler
+class _Toolchain:
+    """The compiler command for the active ISA, or the reason there is none."""
+
+    def __init__(self):
+        self.error = None
+        self.cmd = None
+        self.key = ""
+        flags_file = _INCLUDE / "native_flags.txt"
+        if not flags_file.is_file():
+            self.error = f"no {flags_file} (xarr was not installed with its headers)"
+            return
+        conf = {}
+        for line in flags_file.read_text().splitlines():
+            if "=" in line:
+                k, v = line.split("=", 1)
+                conf[k.strip()] = v.strip()
+        cxx = os.environ.get("XARR_CXX") or conf.get("compiler", "")
+        if not cxx or not shutil.which(cxx):
+            cxx = shutil.which("c++") or shutil.which("g++")
+        if not cxx:
+            self.error = "no C++ compiler (set XARR_CXX)"
+            return
+        self.conf = conf
+        self.cxx = cxx
+        try:
+            version = subprocess.run([cxx, "--version"], capture_output=True, text=True,
+                                     timeout=30).stdout.splitlines()[:1]
+        except (OSError, subprocess.SubprocessError) as e:
+            self.error = f"{cxx} --version failed: {e}"
+            return
+        self.version = version[0] if version else ""
+
+    def command(self, isa, src, out):
+        return ([self.cxx] + self.conf.get("common", "").split() +
+                self.conf.get(isa, "").split() + ["-I", str(_INCLUDE), str(src), "-o", str(out)])
+
+    def cache_key(self, isa, text):
+        h = hashlib.sha256()
+        for part in (self.cxx, self.version, self.conf.get("common", ""),
+                     self.conf.get(isa, ""), isa, text):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:32]
+
+
+_toolchain = None
+_toolchain_lock = threading.Lock()
+
+
+def toolchain():
+    global _toolchain
+    with _toolchain_lock:
+        if _toolchain is None:
+            _toolchain = _Toolchain()
+        return _toolchain
+
+
+def cache_dir():
+    base = os.environ.get("XARR_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "xarr")
+    return Path(base) / "native"
+
+
+def available():
+    """True when programs can be compiled here (a compiler, the headers, a vector ISA)."""
+    return (mode() != "off" and toolchain().error is None and
+            _core.get_isa() in _NATIVE_ISAS)
+
+
+_loaded = {}  # cache key -> library, or None (failed to compile)
+_loaded_lock = threading.Lock()
+
+
+def _load(isa, text):
+    """The library of ``text`` compiled for ``isa``, from memory, disk or the compiler;
+    None when compiling failed (a warning says why)."""
+    import ctypes
+    tc = toolchain()
+    key = tc.cache_key(isa, text)
+    with _loaded_lock:
+        if key in _loaded:
+            return _loaded[key]
+    d = cache_dir()
+    so = d / f"fused_{key}.so"
+    lib = None
+    try:
+        if not so.is_file():
+            d.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=d) as tmp:
+                src = Path(tmp) / "kernels.cpp"
+                src.write_text(text)
+                out = Path(tmp) / "kernels.so"
+                r = subprocess.run(tc.command(isa, src, out), capture_output=True, text=True,
+                                   timeout=600)
+                if r.returncode != 0:
+                    raise RuntimeError(r.stderr.strip()[-2000:])
+                os.replace(out, so)  # atomic: other processes see a whole file or none
+        lib = ctypes.CDLL(str(so))
+    except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+        warnings.warn(f"xarr: native fused kernels failed to compile; they stay "
+                      f"interpreted: {e}", RuntimeWarning, stacklevel=2)
+    with _loaded_lock:
+        _loaded[key] = lib
+    return lib
+
+
+def compile_kernels(kernels):
+    """Compiles the native forms of ``kernels`` (FusedKernels) now, in this thread, as one
+    translation unit, and installs them. Returns how many were installed (programs with
+    no native form, or a machine without a compiler, stay interpreted)."""
+    import ctypes
+    if not available():
+        return 0
+    isa = _core.get_isa()
+    todo, funcs = [], []
+    for kernel in kernels:
+        text = source(kernel.spec, f"xarr_fused_{len(todo)}")
+        if text is not None:
+            todo.append(kernel)
+            funcs.append(text)
+    if not todo:
+        return 0
+    lib = _load(isa, PRELUDE + "\n".join(funcs))
+    if lib is None or _core.get_isa() != isa:  # the ISA changed meanwhile: interpret
+        return 0
+    for n, kernel in enumerate(todo):
+        address = ctypes.cast(getattr(lib, f"xarr_fused_{n}"), ctypes.c_void_p).value
+        kernel.set_native(lib, address, _ISA_CODE[isa])
+    return len(todo)
+
+
+def compile_kernel(kernel):
+    """compile_kernels([kernel]) == 1."""
+    return compile_kernels([kernel]) == 1
+
+
+_ISA_CODE = {"ref": 0, "baseline": 1, "avx2": 2, "avx512": 3}
+
+# ----------------------------------------------------------------------- background
+_queue = queue.Queue()
+_worker = None
+_worker_lock = threading.Lock()
+
+
+def _work():
+    while True:
+        batch = [_queue.get()]
+        while True:  # every kernel that turned hot meanwhile joins one compile
+            try:
+                batch.append(_queue.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            compile_kernels(batch)
+        except Exception as e:  # noqa: BLE001 - a worker must never die
+            warnings.warn(f"xarr: native compile failed: {e!r}", RuntimeWarning)
+        finally:
+            for _ in batch:
+                _queue.task_done()
+
+
+def _on_hot(kernel):
+    if mode() == "sync":
+        compile_kernel(kernel)
+        return
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = threading.Thread(target=_work, name="xarr-native", daemon=True)
+            _worker.start()
+    _queue.put(kernel)
+
+
+def watch(kernel):
+    """Asks for ``kernel``'s native form once it is hot (graph compiler, compile.py)."""
+    if mode() != "off" and source(kernel.spec) is not None:
+        kernel.watch(HOT_WORK, _on_hot)
+
+
+def wait():
+    """Blocks until every native compile asked for so far has finished (benchmarks
+    call it after warming up, so they time the kernels users run after the first
+    second)."""
+    _queue.join()
