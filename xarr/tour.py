@@ -9,12 +9,16 @@ import time
 import numpy as np
 
 import xarr as xa
+from xarr._graph import native
 
 
 def best_time(fn, repeat=7):
     """The best of ``repeat`` timed calls after one warm-up call, in seconds. Shared with
-    benchmarks/ so the tour and the benchmarks measure the same way."""
+    benchmarks/ so the tour and the benchmarks measure the same way. The warm-up includes
+    the native compile of any fused kernel it made hot (xarr/_graph/native.py): the
+    steady state a program reaches about a second after its first call."""
     fn()
+    native.wait()
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -26,6 +30,7 @@ def best_time(fn, repeat=7):
 def per_call(fn, calls=20000):
     """Seconds per call of a fast ``fn``: the best of 5 loops of ``calls`` calls."""
     fn()
+    native.wait()
     best = float("inf")
     for _ in range(5):
         t0 = time.perf_counter()

@@ -232,6 +232,12 @@ template <class T, class F> struct Kern {
     return v;
   }
 
+// Software prefetch distance of a contiguous leaf, in bytes: 1 KiB ahead lifted the sum
+// of all of a 4096^2 f32 from 18.6 to 23-25 GB/s on 2 Zen 3 threads (the hardware
+// prefetcher alone left the read stream short of bandwidth; 2 KiB measured the same).
+#ifndef XARR_PF_DIST
+#define XARR_PF_DIST 1024
+#endif
   static void leaf(const char* x, int64_t s, int64_t k0, int64_t m, H* lanes) {
     int64_t k = 0;
     const bool contig = s == int64_t(sizeof(T));
@@ -242,6 +248,7 @@ template <class T, class F> struct Kern {
         for (int j = 0; j < VL; ++j) a0[j] = F::template id<H>();
         V a1 = a0, a2 = a0, a3 = a0;
         for (; k + L <= m; k += L) {
+          __builtin_prefetch(x + (k0 + k) * int64_t(sizeof(T)) + XARR_PF_DIST, 0, 3);
           a0 = F::fv(a0, vload(x, k0 + k));
           if constexpr (kNV > 1) a1 = F::fv(a1, vload(x, k0 + k + VL));
           if constexpr (kNV > 2) {
