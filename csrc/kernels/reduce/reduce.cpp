@@ -152,7 +152,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       Cascade c(k.combine_h, k.lanes, kLanesBytes, levels);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
       for (int64_t o = 0; o < nout; ++o) {
         int64_t so, dof;
         out.offsets(o, &so, &dof);
@@ -173,7 +173,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
       const int64_t cpr = (n0 + C - 1) / C;
       const int64_t units = nrows * cpr;
       std::vector<char> part(static_cast<size_t>(units * kLanesBytes));
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(nt) if (nt > 1)
       for (int64_t u = 0; u < units; ++u) {
         const int64_t r = u / cpr, q = u % cpr;
         k.row(x + row_offset(rows, r) + q * C * s0, std::min(C, n0 - q * C), s0,
@@ -197,7 +197,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
 #pragma omp parallel num_threads(nt) if (nt > 1)
       {
         Cascade c(k.combine_h, k.lanes, kLanesBytes, cascade_levels(G));
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4)
         for (int64_t g = 0; g < groups; ++g) {
           const int64_t hi = std::min(nrows, (g + 1) * G);
           for (int64_t r = g * G; r < hi; ++r) {
@@ -250,7 +250,7 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
     {
       std::vector<char> scratch(abytes * W * (cascade_levels(leaves) + 1));
       std::vector<char> acc(abytes * W);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
       for (int64_t it = 0; it < items; ++it) {
         const char* x;
         char* d;
@@ -278,7 +278,7 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
       std::vector<char> scratch(pbytes * (cascade_levels(RC / k.row_leaf) + 1));
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
       for (int64_t ch = 0; ch < chunks; ++ch) {
         RowSpan rs = rows;
         rs.begin = ch * RC;
