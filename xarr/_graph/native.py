@@ -30,8 +30,8 @@ Worked example: ``jit(lambda x: x * 1.5 + 2)`` on f32 gives the program
 ``r2 = MUL(in0, k0); out0 = ADD(r2, k1)``, written as::
 
     const float x0 = in0[i];
-    const auto v0 = ap<Mul, float>(x0, k0);
-    const auto v1 = ap<Add, float>(v0, k1);
+    const float v0 = ap<Mul, float>(x0, k0);
+    const float v1 = ap<Add, float>(v0, k1);
     out0[i] = v1;
 """
 
