@@ -412,6 +412,26 @@ int64_t last_true(const uint8_t* m, int64_t a, int64_t b) {
   return i;
 }
 
+// The sparse walk of compress and masked assign: calls on_set(i, k) for every set mask byte
+// m[i] of [0, len) in order, k counting positions from j (returned advanced), skipping
+// all-false 8-byte mask words; prefetch(i) is called 512 elements ahead, because sparse
+// accesses defeat the hardware prefetcher.
+template <class OnSet, class Prefetch>
+int64_t walk_set(const uint8_t* m, int64_t len, int64_t j, OnSet on_set, Prefetch prefetch) {
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    if (i + 512 < len) prefetch(i + 512);
+    uint64_t w;
+    std::memcpy(&w, m + i, 8);
+    if (w == 0) continue;
+    for (int64_t q = i; q < i + 8; ++q)
+      if (m[q]) on_set(q, j++);
+  }
+  for (; i < len; ++i)
+    if (m[i]) on_set(i, j++);
+  return j;
+}
+
 // Compress one row, elements of type T: returns the next position.
 // Branch-free form (dense chunks): every element is read and stored, the position only
 // advances on true elements, so a false element's store is overwritten by the next true
@@ -427,25 +447,9 @@ int64_t compress_row(const uint8_t* m, const char* s, int64_t ss, char* d, int64
     }
     return j;
   }
-  int64_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    // Sparse reads defeat the hardware prefetcher: fetch the source well ahead.
-    if (i + 512 < len) __builtin_prefetch(s + (i + 512) * ss);
-    uint64_t w;
-    std::memcpy(&w, m + i, 8);
-    if (w == 0) continue;
-    for (int64_t q = i; q < i + 8; ++q)
-      if (m[q]) {
-        copy_elem<T>(s + q * ss, d + j * ds);
-        ++j;
-      }
-  }
-  for (; i < len; ++i)
-    if (m[i]) {
-      copy_elem<T>(s + i * ss, d + j * ds);
-      ++j;
-    }
-  return j;
+  return walk_set(
+      m, len, j, [&](int64_t i, int64_t k) { copy_elem<T>(s + i * ss, d + k * ds); },
+      [&](int64_t i) { __builtin_prefetch(s + i * ss); });
 }
 
 // Bitwise select without a branch: on ? v : old.
@@ -475,24 +479,9 @@ int64_t assign_row(const uint8_t* m, char* t, int64_t ts, const char* d, int64_t
     }
     return j;
   }
-  int64_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    if (i + 512 < len) __builtin_prefetch(t + (i + 512) * ts, 1);
-    uint64_t w;
-    std::memcpy(&w, m + i, 8);
-    if (w == 0) continue;
-    for (int64_t q = i; q < i + 8; ++q)
-      if (m[q]) {
-        copy_elem<T>(d + j * ds, t + q * ts);
-        ++j;
-      }
-  }
-  for (; i < len; ++i)
-    if (m[i]) {
-      copy_elem<T>(d + j * ds, t + i * ts);
-      ++j;
-    }
-  return j;
+  return walk_set(
+      m, len, j, [&](int64_t i, int64_t k) { copy_elem<T>(d + k * ds, t + i * ts); },
+      [&](int64_t i) { __builtin_prefetch(t + i * ts, 1); });
 }
 
 template <bool kAssign, class T>
