@@ -692,6 +692,31 @@ def test_set_dimension_size_on_one_dim_of_two():
     assert_same(lax.reduce(d, 0.0, "add", (0, 1)), np.float64(np.arange(12.0).reshape(3, 4)[:, :2].sum()))
 
 
+@pytest.mark.parametrize("axis", [1, None, (0, 1)])
+def test_mean_var_std_respect_a_run_time_size_under_jit(axis):
+    """Under xa.jit the size is a run-time value (one trace for every size): mean divides
+    by it and var/std sum only the valid squared deviations, as eagerly and lazily."""
+    m = np.random.default_rng(2).standard_normal((3, 7)).astype(np.float32)
+    x = xa.asarray(m)
+
+    def stats(v, n):
+        d = lax.set_dimension_size(v, n, 1)
+        return xa.mean(d, axis=axis), xa.var(d, axis=axis, ddof=1), xa.std(d, axis=axis)
+
+    f = xa.jit(stats)
+    for n in (2, 5, 7):
+        want = m[:, :n]
+        got = f(x, xa.asarray(np.int32(n)))
+        eager = stats(x, n)
+        with xa.lazy():
+            lazy = stats(x, n)
+        for k, w in enumerate((want.mean(axis=axis), want.var(axis=axis, ddof=1),
+                               want.std(axis=axis))):
+            for r in (got[k], eager[k], lazy[k]):
+                np.testing.assert_allclose(np.asarray(r), w, rtol=2e-6, atol=1e-6)
+    assert f.trace_count == 1
+
+
 def test_set_dimension_size_errors():
     v = xa.asarray(np.arange(4, dtype=np.float32))
     with pytest.raises(ValueError, match="set_dimension_size"):

@@ -24,6 +24,7 @@ from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype
 from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
+from xarr._ops import structural as _structural
 from xarr._ops.structural import STRUCTURAL, StructuralOp, as_operand, valid_region, on_strided
 from xarr._tensor import Tensor
 
@@ -435,12 +436,31 @@ def min(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
     return _extreme("min", "min", x, axis, keepdims, where, initial)
 
 
+def _traced_dynamic_dims(x):
+    """Dims of a traced x whose size set_dimension_size made a run-time value (x produced
+    directly by a chain of set_dimension_size). Eager tensors need none of this:
+    valid_region has already cut them to their dynamic sizes."""
+    dims = set()
+    instr = x.instr if type(x) is Traced else None
+    while instr is not None and instr.op == "set_dimension_size":
+        dims.add(instr.attrs["dimension"])
+        instr = instr.operands[0]
+    return dims
+
+
 def _count(x, axes, where):
+    """Elements reduced over ``axes``: an int, or under tracing a traced int64 scalar when
+    some axis has a run-time size (set_dimension_size), or with ``where`` the per-output
+    counts of the mask."""
     import xarr as xa
     if where is None:
+        dynamic = _traced_dynamic_dims(x) & set(axes)
         n = 1
         for a in axes:
-            n *= x.shape[a]
+            if a not in dynamic:
+                n *= x.shape[a]
+        for a in sorted(dynamic):
+            n = n * _structural.get_dimension_size(x, a).astype(np.int64)
         return n
     mask = xa.broadcast_to(as_operand(where), x.shape).astype(np.int64)
     return reduce(mask, 0, "add", axes)
@@ -462,7 +482,7 @@ def mean(x, axis=None, dtype=None, keepdims=False, where=None):
     s = sum(x, axes, acc, keepdims, where)
     n = _count(x, axes, where)
     if not isinstance(n, int):
-        n = _keep(n, x.shape, axes, keepdims).astype(acc)
+        n = (n if n.ndim == 0 else _keep(n, x.shape, axes, keepdims)).astype(acc)
     r = s / n
     return r if r.dtype == out else r.astype(out)
 
@@ -485,10 +505,13 @@ def _var(x, axes, dtype, ddof, keepdims, where=None):
     m = mean(x, axes, dtype, True, where)
     d = x - m
     sq = xa.real(d * xa.conjugate(d)) if d.dtype.kind == "c" else d * d
+    # elementwise results carry no run-time sizes: give sq x's, so the sum skips padding
+    for a in sorted(_traced_dynamic_dims(x) & set(axes)):
+        sq = _structural.set_dimension_size(sq, _structural.get_dimension_size(x, a), a)
     s = sum(sq, axes, None, keepdims, where)
     n = _count(x, axes, where)
     if not isinstance(n, int):
-        n = _keep(n, x.shape, axes, keepdims).astype(s.dtype)
+        n = (n if n.ndim == 0 else _keep(n, x.shape, axes, keepdims)).astype(s.dtype)
     return s / xa.maximum(n - ddof, 0) if not isinstance(n, int) else s / builtins_max(
         n - ddof, 0)
 
