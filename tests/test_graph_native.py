@@ -243,6 +243,14 @@ def test_a_compile_error_warns_and_stays_interpreted():
         assert native._load(xa._core.get_isa(), "this is not C++ {") is None  # cached
 
 
+def test_the_prelude_is_precompiled_once():
+    """Kernels compile against a precompiled PRELUDE (built once per ISA and cached on
+    disk); every bit-identity test above ran through it."""
+    d = native._prelude_pch(xa._core.get_isa())
+    assert d is not None and (d / (native.PRELUDE_HEADER + ".gch")).is_file()
+    assert (d / native.PRELUDE_HEADER).read_text() == native.PRELUDE
+
+
 def test_generated_source_worked_example():
     x = xa.asarray(np.ones(8, np.float32))
     k = xa.jit(lambda v: v * 1.5 + 2).lower(x).compile().fused_kernels[0]

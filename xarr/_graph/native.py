@@ -11,10 +11,11 @@ written by CMake). The result replaces the interpreter for contiguous rows
 the interpreter's bits: each value is held in its register's storage dtype, exactly as
 the interpreter's buffers hold it.
 
-Compiling takes about a second of one core, so by default it runs on a background thread
+Compiling takes a second or two of one core, so by default it runs on a background thread
 while the interpreter keeps serving calls (the first calls of a jitted function never
-wait for a compiler). Compiled libraries are cached by the hash of their source, flags
-and compiler, in memory and on disk (``$XARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/xarr``,
+wait for a compiler); the functor headers are parsed once per machine into a precompiled
+header, so a kernel then compiles in about a second. Compiled libraries are cached by the
+hash of their source, the installed headers, flags and compiler, in memory and on disk (``$XARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/xarr``,
 else ``~/.cache/xarr``).
 
 Environment: ``XARR_NATIVE=0`` turns native kernels off, ``XARR_NATIVE=sync`` compiles in
@@ -195,13 +196,29 @@ class _Toolchain:
             return
         self.version = version[0] if version else ""
 
-    def command(self, isa, src, out):
-        return ([self.cxx] + self.conf.get("common", "").split() +
-                self.conf.get(isa, "").split() + ["-I", str(_INCLUDE), str(src), "-o", str(out)])
+        # the installed headers are part of every program's meaning (a new xarr with
+        # changed functors must not reuse old libraries from the disk cache)
+        h = hashlib.sha256()
+        for f in sorted(_INCLUDE.rglob("*")):
+            if f.is_file():
+                h.update(str(f.relative_to(_INCLUDE)).encode())
+                h.update(f.read_bytes())
+        self.headers = h.hexdigest()
+
+    def command(self, isa, src, out, include_first=None, header=False):
+        """Compiles src to a shared library out (header=True: to a precompiled header);
+        include_first: a directory searched before the headers (the precompiled
+        prelude's)."""
+        flags = self.conf.get("common", "").split()
+        if header:
+            flags = [f for f in flags if f != "-shared"] + ["-x", "c++-header"]
+        first = ["-I", str(include_first)] if include_first else []
+        return ([self.cxx] + flags + self.conf.get(isa, "").split() + first +
+                ["-I", str(_INCLUDE), str(src), "-o", str(out)])
 
     def cache_key(self, isa, text):
         h = hashlib.sha256()
-        for part in (self.cxx, self.version, self.conf.get("common", ""),
+        for part in (self.cxx, self.version, self.headers, self.conf.get("common", ""),
                      self.conf.get(isa, ""), isa, text):
             h.update(part.encode())
             h.update(b"\0")
@@ -238,11 +255,48 @@ _loaded = {}  # cache key -> library, or None (failed to compile)
 _loaded_lock = threading.Lock()
 
 
-def _load(isa, text):
-    """The library of ``text`` compiled for ``isa``, from memory, disk or the compiler;
-    None when compiling failed (a warning says why)."""
+PRELUDE_HEADER = "xarr_native_prelude.h"
+_prelude_dirs = {}  # isa -> directory holding PRELUDE_HEADER and its .gch, or None
+
+
+def _prelude_pch(isa):
+    """A directory with PRELUDE as a precompiled header for ``isa`` (built once per
+    machine and cached on disk; it halves each kernel's compile, most of which is parsing
+    the functor and vector-math headers), or None when the compiler cannot make one."""
+    if isa in _prelude_dirs:
+        return _prelude_dirs[isa]
+    tc = toolchain()
+    base = cache_dir()
+    d = base / f"prelude_{tc.cache_key(isa, PRELUDE)}"
+    if not (d / (PRELUDE_HEADER + ".gch")).is_file():
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=base))
+            (tmp / PRELUDE_HEADER).write_text(PRELUDE)
+            r = subprocess.run(tc.command(isa, tmp / PRELUDE_HEADER,
+                                          tmp / (PRELUDE_HEADER + ".gch"), header=True),
+                               capture_output=True, text=True, timeout=600)
+            if r.returncode == 0:
+                try:
+                    os.rename(tmp, d)  # atomic; another process may have won the race
+                except OSError:
+                    shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    if not (d / (PRELUDE_HEADER + ".gch")).is_file():
+        d = None
+    _prelude_dirs[isa] = d
+    return d
+
+
+def _load(isa, funcs):
+    """The library of PRELUDE + ``funcs`` (C++ functions) compiled for ``isa``, from
+    memory, disk or the compiler; None when compiling failed (a warning says why)."""
     import ctypes
     tc = toolchain()
+    text = PRELUDE + funcs
     key = tc.cache_key(isa, text)
     with _loaded_lock:
         if key in _loaded:
@@ -252,13 +306,14 @@ def _load(isa, text):
     lib = None
     try:
         if not so.is_file():
+            pch = _prelude_pch(isa)
             d.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(dir=d) as tmp:
                 src = Path(tmp) / "kernels.cpp"
-                src.write_text(text)
+                src.write_text(f'#include "{PRELUDE_HEADER}"\n' + funcs if pch else text)
                 out = Path(tmp) / "kernels.so"
-                r = subprocess.run(tc.command(isa, src, out), capture_output=True, text=True,
-                                   timeout=600)
+                r = subprocess.run(tc.command(isa, src, out, include_first=pch),
+                                   capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
                     raise RuntimeError(r.stderr.strip()[-2000:])
                 os.replace(out, so)  # atomic: other processes see a whole file or none
@@ -287,7 +342,7 @@ def compile_kernels(kernels):
             funcs.append(text)
     if not todo:
         return 0
-    lib = _load(isa, PRELUDE + "\n".join(funcs))
+    lib = _load(isa, "\n".join(funcs))
     if lib is None or _core.get_isa() != isa:  # the ISA changed meanwhile: interpret
         return 0
     for n, kernel in enumerate(todo):
