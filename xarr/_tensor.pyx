@@ -2107,14 +2107,8 @@ def scatter_put(Tensor dst, list indices, list axes, list labels, int nouter, Te
     dense_inner = [value._strides[d] for d in range(nouter + nb, value._ndim)]
     _fill_indexed(&c, dst, indices, axes, nouter, dense_outer, dense_inner)
     c.pos_stride = ps
-    if value._size == 0:
-        with nogil:
-            rc = scatter(c, dst._data, value._data)   # still checks the indices
-        if rc == kIndexOutOfBounds:
-            _raise_bad_index(&c, labels)
-        return
     with nogil:
-        rc = scatter(c, dst._data, value._data)
+        rc = scatter(c, dst._data, value._data)   # checks the indices also when empty
     if rc == kIndexOutOfBounds:
         _raise_bad_index(&c, labels)
     elif rc != 0:

@@ -59,6 +59,7 @@ PYBIND11_MODULE(_core, m) {
     return out;
   }, "ISA variants compiled in and runnable here, the reference first.");
   m.def("best_isa", [] { return std::string(xarr::isa_name(xarr::best_isa())); });
+  m.def("isa_code", &isa_from_name, "The Isa enum value of an ISA name (ew_table.h).");
   m.def("get_isa", [] { return std::string(xarr::isa_name(xarr::active_isa())); },
         "The ISA whose kernels run now.");
   m.def("set_isa", [](const std::string& name) { xarr::set_active_isa(isa_from_name(name)); },

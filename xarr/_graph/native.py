@@ -347,7 +347,7 @@ def compile_kernels(kernels):
         return 0
     for n, kernel in enumerate(todo):
         address = ctypes.cast(getattr(lib, f"xarr_fused_{n}"), ctypes.c_void_p).value
-        kernel.set_native(lib, address, _ISA_CODE[isa])
+        kernel.set_native(lib, address, _core.isa_code(isa))
     return len(todo)
 
 
@@ -355,8 +355,6 @@ def compile_kernel(kernel):
     """compile_kernels([kernel]) == 1."""
     return compile_kernels([kernel]) == 1
 
-
-_ISA_CODE = {"ref": 0, "baseline": 1, "avx2": 2, "avx512": 3}
 
 # ----------------------------------------------------------------------- background
 _queue = queue.Queue()

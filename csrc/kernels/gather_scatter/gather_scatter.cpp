@@ -46,6 +46,42 @@ RowFn row_for(int64_t size) {
   }
 }
 
+// Walks an N-D index space (outer dims) keeping two byte offsets.
+struct Odometer {
+  int n = 0;
+  const int64_t* dims = nullptr;
+  const int64_t* sa = nullptr;
+  const int64_t* sb = nullptr;
+  int64_t idx[kGatherMaxDims];
+  int64_t a = 0, b = 0;
+
+  void start(int n_, const int64_t* dims_, const int64_t* sa_, const int64_t* sb_,
+             int64_t linear) {
+    n = n_;
+    dims = dims_;
+    sa = sa_;
+    sb = sb_;
+    a = b = 0;
+    for (int k = n - 1; k >= 0; --k) {
+      idx[k] = dims[k] ? linear % dims[k] : 0;
+      linear = dims[k] ? linear / dims[k] : 0;
+      a += idx[k] * sa[k];
+      b += idx[k] * sb[k];
+    }
+  }
+
+  void next() {
+    for (int k = n - 1; k >= 0; --k) {
+      a += sa[k];
+      b += sb[k];
+      if (++idx[k] < dims[k]) return;
+      a -= sa[k] * dims[k];
+      b -= sb[k] * dims[k];
+      idx[k] = 0;
+    }
+  }
+};
+
 // A strided sub-block copied from one side (s strides) to the other (d strides). After
 // coalescing, a block that is contiguous on both sides becomes one "element" of
 // elem_bytes bytes (ndim 0).
@@ -98,57 +134,13 @@ struct Block {
       row(s, ss[0], d, ds[0], dims[0]);
       return;
     }
-    int64_t idx[kGatherMaxDims] = {0};
     const int last = ndim - 1;
-    for (;;) {
-      row(s, ss[last], d, ds[last], dims[last]);
-      int k = last - 1;
-      for (; k >= 0; --k) {
-        s += ss[k];
-        d += ds[k];
-        if (++idx[k] < dims[k]) break;
-        s -= ss[k] * dims[k];
-        d -= ds[k] * dims[k];
-        idx[k] = 0;
-      }
-      if (k < 0) return;
-    }
-  }
-};
-
-// Walks an N-D index space (outer dims) keeping two byte offsets.
-struct Odometer {
-  int n = 0;
-  const int64_t* dims = nullptr;
-  const int64_t* sa = nullptr;
-  const int64_t* sb = nullptr;
-  int64_t idx[kGatherMaxDims];
-  int64_t a = 0, b = 0;
-
-  void start(int n_, const int64_t* dims_, const int64_t* sa_, const int64_t* sb_,
-             int64_t linear) {
-    n = n_;
-    dims = dims_;
-    sa = sa_;
-    sb = sb_;
-    a = b = 0;
-    for (int k = n - 1; k >= 0; --k) {
-      idx[k] = dims[k] ? linear % dims[k] : 0;
-      linear = dims[k] ? linear / dims[k] : 0;
-      a += idx[k] * sa[k];
-      b += idx[k] * sb[k];
-    }
-  }
-
-  void next() {
-    for (int k = n - 1; k >= 0; --k) {
-      a += sa[k];
-      b += sb[k];
-      if (++idx[k] < dims[k]) return;
-      a -= sa[k] * dims[k];
-      b -= sb[k] * dims[k];
-      idx[k] = 0;
-    }
+    int64_t rows = 1;
+    for (int k = 0; k < last; ++k) rows *= dims[k];
+    Odometer od;
+    od.start(last, dims, ss, ds, 0);
+    for (int64_t r = 0; r < rows; ++r, od.next())
+      row(s + od.a, ss[last], d + od.b, ds[last], dims[last]);
   }
 };
 
