@@ -422,3 +422,69 @@ def test_block_split_gives_the_serial_tree():
     cols = run("sum", xa.asarray(y), (0,))
     narrow = run("sum", xa.asarray(y)[:, :2], (0,))   # one 2-column strip: row blocks
     assert np.array_equal(_bits(cols[:2]), _bits(narrow))
+
+
+def _model_row_sum(x):
+    """An independent model of a contiguous row sum (reduce_kernels.h): 64-byte lanes
+    (L of them), leaves of 64 L elements folded in two interleaved sets of L lanes, a
+    binary cascade of leaves (older + newer), the tail leaf folded in from the newest
+    item to the oldest, then the lanes folded by halving. NumPy arrays of x's dtype do
+    every add in that dtype, one IEEE operation at a time."""
+    dt = x.dtype
+    L = 64 // dt.itemsize
+    leaf_n = 64 * L
+    neg0 = dt.type(-0.0)
+
+    def leaf(v):
+        a = np.full(L, neg0, dt)
+        b = np.full(L, neg0, dt)
+        k = 0
+        while k + 2 * L <= len(v):
+            a = a + v[k:k + L]
+            b = b + v[k + L:k + 2 * L]
+            k += 2 * L
+        a = a + b
+        if k + L <= len(v):
+            a = a + v[k:k + L]
+            k += L
+        for i in range(k, len(v)):
+            a[i % L] = a[i % L] + v[i]
+        return a
+
+    items, levels, tail = [], [], None
+    for k0 in range(0, len(x), leaf_n):
+        lanes = leaf(x[k0:k0 + leaf_n])
+        if len(x) - k0 < leaf_n:
+            tail = lanes
+            break
+        items.append(lanes)
+        levels.append(0)
+        while len(items) >= 2 and levels[-1] == levels[-2]:
+            newer = items.pop()
+            levels.pop()
+            items[-1] = items[-1] + newer
+            levels[-1] += 1
+    acc = tail if tail is not None else items.pop()
+    for older in reversed(items):
+        acc = older + acc
+    w = L // 2
+    while w >= 1:
+        acc[:w] = acc[:w] + acc[w:2 * w]
+        w //= 2
+    return acc[0]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=str)
+def test_row_sum_follows_the_documented_tree(dt, restore_isa):
+    """Every table (scalar reference and each SIMD build) gives the bits of the tree the
+    header documents, not just bits that agree with each other."""
+    rng = np.random.default_rng(12)
+    L = 64 // np.dtype(dt).itemsize
+    for n in (1, L - 1, L, L + 1, 2 * L + 3, 64 * L - 1, 64 * L, 64 * L + 1,
+              3 * 64 * L + 2 * L + 5, 7 * 64 * L + 11, 30011):
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 7, n)).astype(dt)
+        want = _model_row_sum(x)
+        for isa in ["ref"] + VECTOR_ISAS:
+            xa._core.set_isa(isa)
+            got = run("sum", xa.asarray(x), (0,))
+            assert _bits(got).tobytes() == _bits(np.asarray(want, dt)).tobytes(), (isa, n)

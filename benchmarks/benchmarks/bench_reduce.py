@@ -15,7 +15,8 @@ class Sum:
     def setup(self, layout, axis):
         m = floats(4096 * 4096, np.float32, 8).reshape(4096, 4096)
         self.np_m = m if layout == "{1,0}" else np.asfortranarray(m)
-        self.xa_m = xa.asarray(m) if layout == "{1,0}" else xa.asarray(m).relayout((0, 1))
+        # xarr's own buffer (aligned, huge-page-advised), not a zero-copy view of NumPy's
+        self.xa_m = xa.asarray(m, layout=(1, 0) if layout == "{1,0}" else (0, 1), copy=True)
         self.axis = None if axis == "all" else int(axis)
 
     def time_xarr(self, layout, axis):
@@ -38,7 +39,7 @@ class Sum:
 class FusedSum:
     def setup(self):
         self.np_x = floats(N_LARGE, np.float32, 9)
-        self.x = xa.asarray(self.np_x)
+        self.x = xa.asarray(self.np_x, copy=True)
         self.f = xa.jit(lambda x: xa.sum(xa.exp(x) * 2))
         self.f(self.x)
 
@@ -61,7 +62,7 @@ class Structural:
 
     def setup(self, op):
         m = floats(4096 * 4096, np.float32, 10).reshape(4096, 4096)
-        self.x = xa.asarray(m)
+        self.x = xa.asarray(m, copy=True)
         half = self.x[:2048]
         self.fn = {
             "pad": lambda: xa.pad(self.x, 8),
@@ -84,7 +85,7 @@ class MaskGet:
     def setup(self):
         self.np_x = floats(N_LARGE, np.float32, 11)
         self.np_mask = floats(N_LARGE, np.float32, 12) < 0.5
-        self.x, self.mask = xa.asarray(self.np_x), xa.asarray(self.np_mask)
+        self.x, self.mask = xa.asarray(self.np_x, copy=True), xa.asarray(self.np_mask, copy=True)
 
     def time_xarr(self):
         self.x[self.mask]
@@ -104,7 +105,7 @@ class Gather:
     def setup(self):
         self.np_x = floats(N_LARGE, np.float32, 13)
         self.np_idx = np.random.default_rng(14).integers(0, N_LARGE, N_LARGE // 16)
-        self.x, self.idx = xa.asarray(self.np_x), xa.asarray(self.np_idx)
+        self.x, self.idx = xa.asarray(self.np_x, copy=True), xa.asarray(self.np_idx, copy=True)
 
     def time_xarr(self):
         self.x[self.idx]
@@ -121,7 +122,7 @@ class Cumsum:
 
     def setup(self, axis):
         self.np_m = floats(4096 * 4096, np.float32, 15).reshape(4096, 4096)
-        self.m = xa.asarray(self.np_m)
+        self.m = xa.asarray(self.np_m, copy=True)
         self.axis = int(axis)
 
     def time_xarr(self, axis):
