@@ -83,7 +83,8 @@ def workloads():
             "exp": lambda: torch.exp(ta), "tanh": lambda: torch.tanh(ta),
             "chain": lambda: 2 * ta + 3 * tb * tb - torch.exp(-tc),
             "transpose": lambda: tm.t().contiguous(),
-            "small": lambda: t1 + t2,
+            "small": lambda: t1 + t2, "small_exp": lambda: torch.exp(t1),
+            "small_sum": lambda: torch.sum(t1),
         }
         c3, c20 = torch.compile(lambda p, q, r: chain3(p, q, r, torch)), \
             torch.compile(lambda x: chain20(x, _TorchScalars))
@@ -121,6 +122,10 @@ def workloads():
          lambda: np.ascontiguousarray(m.T), lambda: xm.relayout((0, 1)), best, m.nbytes),
         ("small", "x + y, 100 f32 (per call)", lambda: s1 + s2, lambda: x1 + x2, per_call,
          None),
+        ("small_exp", "exp(x), 100 f32 (per call)", lambda: np.exp(s1), lambda: xa.exp(x1),
+         per_call, None),
+        ("small_sum", "sum(x), 100 f32 (per call)", lambda: np.sum(s1), lambda: xa.sum(x1),
+         per_call, None),
         ("chain_jit", "2a + 3b*b - exp(-c) 16M f32, xa.jit (peers: jit/compile)",
          lambda: chain3(a, b, c, np), lambda: jit3(xa_a, xa_b, xa_c), best, 4 * a.nbytes),
         ("chain_lazy", "2a + 3b*b - exp(-c) 16M f32, xa.lazy + xa.eval",

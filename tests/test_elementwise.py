@@ -731,3 +731,42 @@ def test_bad_operands_raise_clear_errors():
     # lists and NumPy arrays are accepted like NumPy
     assert_same(xa.add(t, [1.0, 2.0, 3.0]), np.ones(3, np.float32) + [1.0, 2.0, 3.0])
     assert_same(xa.multiply(np.arange(3), t), np.arange(3) * np.ones(3, np.float32))
+
+
+def test_unary_fast_path_runs_what_the_general_path_runs():
+    """xa.<unary>(t) on a C-contiguous tensor skips numpy_apply's rules through
+    _tensor.unary_contiguous. For every function and dtype the table admits, that gives
+    the bits of the general path (the same values through a strided view, which must take
+    it), and the table leaves out what the rules convert (exp of int32 is float64)."""
+    from xarr import _tensor
+    from xarr._ops.elementwise import _UNARY_FAST
+    from xarr._dtypes import DTYPES
+    rng = np.random.default_rng(21)
+    checked = 0
+    for name, per_dtype in _UNARY_FAST.items():
+        for code, entry in enumerate(per_dtype):
+            if entry is None:
+                continue
+            dt = DTYPES[code]
+            base = (rng.uniform(-3, 3, 64) if dt.kind in "fcV" else
+                    rng.integers(0, 2, 64) if dt == np.bool_ else
+                    rng.integers(-50 if dt.kind == "i" else 0, 50, 64)).astype(dt)
+            wide = xa.asarray(np.repeat(base, 2))[::2]          # strided: general path
+            assert _tensor.unary_contiguous(wide, per_dtype) is None
+            dense = xa.asarray(base)
+            fast = _tensor.unary_contiguous(dense, per_dtype)
+            assert fast is not None
+            with np.errstate(all="ignore"):
+                general = getattr(xa, name)(wide)
+            assert fast.dtype == general.dtype, (name, dt)
+            assert np.asarray(fast).tobytes() == np.asarray(general).tobytes(), (name, dt)
+            assert np.asarray(getattr(xa, name)(dense)).tobytes() == \
+                np.asarray(fast).tobytes()
+            checked += 1
+    assert checked > 300
+    assert _UNARY_FAST["exp"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
+    assert xa.exp(xa.asarray(np.arange(3, dtype=np.int32))).dtype == np.float64
+    assert _UNARY_FAST["floor"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
+    with xa.lazy():   # inside xa.lazy the fast path steps aside so the op is recorded
+        assert _tensor.unary_contiguous(xa.asarray(np.ones(3, np.float32)),
+                                        _UNARY_FAST["exp"]) is None

@@ -1611,6 +1611,37 @@ cdef object _binop(object a, object b, int op, str name):
     return _frontend.binary(name, a, b)
 
 
+def unary_contiguous(object a, tuple per_dtype):
+    """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
+    (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend
+    builds it, xarr._ops.elementwise._unary_fast_table), else None. A C-contiguous,
+    untiled tensor outside ``xa.lazy`` goes straight to the kernel; otherwise None is
+    returned and the caller takes the general path."""
+    cdef Tensor x, out
+    cdef int op, od
+    cdef char* ptrs[2]
+    cdef int64_t sizes[2]
+    if type(a) is not Tensor or _lazy_depth:
+        return None
+    x = <Tensor>a
+    if not (x._flags & F_C_CONTIG) or (x._flags & F_TILED):
+        return None
+    entry = per_dtype[x._dtype]
+    if entry is None:
+        return None
+    op, od = entry
+    if not ew_has_loop(op, x._dtype):
+        return None
+    out = _alloc_like_shape(od, x)
+    ptrs[0] = x._data
+    ptrs[1] = out._data
+    sizes[0] = ITEMSIZE[x._dtype]
+    sizes[1] = ITEMSIZE[od]
+    with nogil:
+        ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
+    return out
+
+
 cdef object _binop_reflected(Tensor x, object b, int op, str name):
     """``b <op> x`` for a Python float ``b`` and a float tensor x (e.g. ``2.0 * t``): the
     scalar is broadcast as the first operand; everything else goes to the frontend."""

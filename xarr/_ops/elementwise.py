@@ -523,6 +523,10 @@ def _float_for(dt, rule):
 def numpy_apply(name, *operands, out=None):
     """The NumPy-semantics call of ``name`` (xa.add, operators ...): NumPy 2 promotion with
     weak Python scalars, NumPy broadcasting, output layout following the inputs."""
+    if out is None and len(operands) == 1 and name in _UNARY_FAST:
+        res = _tensor.unary_contiguous(operands[0], _UNARY_FAST[name])
+        if res is not None:
+            return res
     nop = NUMPY_OPS[name]
     vals = [_to_tensor_or_scalar(v) for v in operands]
     rec = recorder(vals)
@@ -737,6 +741,33 @@ def _fast_entries():
     return entries
 
 
+def _unary_fast_table():
+    """{NumPy function name: tuple over dtype codes of (kernel op, result code) or None}:
+    the one-operand functions and dtypes for which numpy_apply's general path ends in
+    exactly lax op ``kernel`` on the operand's own dtype (no conversion to float, no
+    bool or integer special case). E.g. exp on float32 is (EXP, float32); exp on int32
+    (computed in float64) and floor on int32 (NumPy returns the ints) are None."""
+    table = {}
+    for name, nop in NUMPY_OPS.items():
+        if nop.logical or nop.result_as or name == "bitwise_count":
+            continue
+        entries = []
+        for code, dt in enumerate(DTYPES):
+            lax_name = nop.lax
+            for kind, alt in nop.kernel_by_kind:
+                if dt.kind == kind:
+                    lax_name = alt
+            opdef = OPS[lax_name]
+            ok = (opdef.arity == 1 and opdef.accepts(code)
+                  and _float_for(dt, nop.to_float) == dt
+                  and not (nop.to_float == "keepint" and _kind(dt) in "biu")
+                  and not (dt == np.bool_ and (nop.no_bool or nop.bool_as)))
+            entries.append((opdef.code, opdef.result_code(code)) if ok else None)
+        if any(entries):
+            table[name] = tuple(entries)
+    return table
+
+
 def reshape(x, shape):
     from xarr._ops import layout as _layout
     return _layout.reshape(x, shape)
@@ -755,3 +786,4 @@ def untile(x):
 import sys as _sys  # noqa: E402
 
 _tensor._register_frontend(_sys.modules[__name__], _fast_entries())
+_UNARY_FAST = _unary_fast_table()
