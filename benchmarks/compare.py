@@ -158,8 +158,11 @@ def reduction_rows(m, xm, a, xa_a, t, jx):
                 t[key] = (lambda tt=tt: tt.sum()) if axis is None else \
                     (lambda tt=tt, axis=axis: tt.sum(dim=axis))
             if jax is not None:
-                jm = jnp.asarray(nm)
-                f = jax.jit(lambda v, axis=axis: jnp.sum(v, axis=axis))
+                # jax arrays are row-major: the {0,1} case gives jax the transpose and the
+                # other axis, so both libraries walk the same bytes in the same order.
+                jm = jnp.asarray(m if lay == "{1,0}" else np.ascontiguousarray(m.T))
+                jaxis = axis if lay == "{1,0}" or axis is None else 1 - axis
+                f = jax.jit(lambda v, jaxis=jaxis: jnp.sum(v, axis=jaxis))
                 jx[key] = lambda f=f, jm=jm: f(jm).block_until_ready()
     rows += [
         ("mean1", "mean axis=1 4096^2 f32", lambda: m.mean(axis=1),

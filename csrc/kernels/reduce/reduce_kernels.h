@@ -241,7 +241,7 @@ template <class T, class F> struct Kern {
   //                         lanes[1] =  (x1 + x5) + (x3 + x7).
   // (Each fold starts from the identity.) A full leaf (kLeafLanes = 64 L) is 32 terms per
   // set, as many as the one-set 32 L leaf it replaced, so the error bound is unchanged.
-  // Measured on Zen 3 (docs/performance.md, "leaf variants"): two sets give 2 x kNV
+  // Measured on Zen 3 (docs/performance.md, session 4): two sets give 2 x kNV
   // independent chains (4 ymm on AVX2, 2 zmm on AVX-512), +14% on L3-resident data; the
   // longer leaf and no software prefetch (prefetcht0 1 KiB ahead cost 5-15% against the
   // hardware prefetcher alone) bring a DRAM-bound sum to 0.90-0.95 of a plain
