@@ -3,9 +3,11 @@ torch.compile), JAX (jax.jit) and numexpr.
 
 Prints one row per workload with each library's best time and the ratio peer-time /
 xarr-time (> 1 means xarr is faster), and with ``--markdown FILE`` writes the same table for
-docs/performance.md. All numbers come from one process on one machine, same data.
+docs/performance.md. All numbers come from one process on one machine, same data. With
+``--rounds R`` every cell is the median of R best times taken back to back with the other
+libraries' (shuffled order each round) and each ratio the median of the R per-round ratios.
 
-    python benchmarks/compare.py [--markdown out.md] [--threads N]
+    python benchmarks/compare.py [--markdown out.md] [--threads N] [--rounds R]
 
 To compare against NumPy's own BLAS-free kernels nothing else is needed; when a workload
 uses BLAS, unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE for that command only.
@@ -15,6 +17,8 @@ import argparse
 import datetime
 import os
 import platform
+import random
+import statistics
 
 import sys
 
@@ -223,6 +227,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--markdown", help="write a markdown table here")
     ap.add_argument("--threads", type=int, help="xarr (and torch) threads")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every library this many times per workload, back to back in "
+                         "a shuffled order; cells are medians, ratios medians of per-round "
+                         "ratios (the VM's bandwidth drifts between minutes)")
     args = ap.parse_args()
     if args.threads:
         xa.set_num_threads(args.threads)
@@ -235,19 +243,26 @@ def main():
             header += [name, f"{name}/xarr"]
     header += ["xarr GB/s"]
     lines = []
+    order_rng = random.Random(0)
     for key, label, np_fn, xa_fn, timer, nbytes in rows:
-        tx = timer(xa_fn)
-        tn = timer(np_fn)
+        fns = [("xarr", xa_fn), ("NumPy", np_fn)] + [
+            (name, table[key]) for name, mod, table in peers if mod is not None and key in table]
+        times = {name: [] for name, _ in fns}
+        for _ in range(args.rounds):       # libraries back to back, in a fresh order
+            for name, fn in order_rng.sample(fns, len(fns)):
+                times[name].append(timer(fn))
+        tx = statistics.median(times["xarr"])
+
+        def cells(name):
+            t = statistics.median(times[name])
+            ratio = statistics.median(p / x for p, x in zip(times[name], times["xarr"]))
+            return [f"{t * scale:.3g} {unit}", f"{ratio:.2f}x"]
+
         unit, scale = ("us", 1e6) if tx < 1e-4 else ("ms", 1e3)
-        row = [label, f"{tx * scale:.3g} {unit}", f"{tn * scale:.3g} {unit}", f"{tn / tx:.2f}x"]
-        for _, peer, fns in peers:
-            if peer is None:
-                continue
-            if key in fns:
-                tp = timer(fns[key])
-                row += [f"{tp * scale:.3g} {unit}", f"{tp / tx:.2f}x"]
-            else:
-                row += ["-", "-"]
+        row = [label, f"{tx * scale:.3g} {unit}"] + cells("NumPy")
+        for name, mod, _ in peers:
+            if mod is not None:
+                row += cells(name) if name in times else ["-", "-"]
         row += [f"{nbytes / tx / 1e9:.1f}" if nbytes else "-"]
         lines.append(row)
         print(" | ".join(row), flush=True)
@@ -261,7 +276,7 @@ def main():
     print(info)
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write(f"Measured {info}.\n\n")
+            f.write(f"Measured {info}; {args.rounds} round(s) per workload.\n\n")
             f.write("| " + " | ".join(header) + " |\n")
             f.write("|" + "---|" * len(header) + "\n")
             for row in lines:
