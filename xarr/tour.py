@@ -129,7 +129,9 @@ def main():
     n = 16 * 1024 * 1024
     rng = np.random.default_rng(0)
     na, nb, nc = (rng.random(n, dtype=np.float32) for _ in range(3))
-    ta, tb, tc = xa.asarray(na), xa.asarray(nb), xa.asarray(nc)
+    # xarr tensors in xarr's own (aligned, huge-page-advised) buffers, as users' would be;
+    # xa.asarray(ndarray) without copy=True would share NumPy's buffer instead.
+    ta, tb, tc = (xa.asarray(v, copy=True) for v in (na, nb, nc))
     rows = []
     rows.append(("add 16M f32", best_time(lambda: na + nb), best_time(lambda: ta + tb)))
     rows.append(("exp 16M f32", best_time(lambda: np.exp(na)), best_time(lambda: xa.exp(ta))))
@@ -139,7 +141,7 @@ def main():
                  best_time(lambda: 2.0 * ta + 3.0 * tb * tb - xa.exp(-tc))))
     rows.append(("  the same under xa.jit", chain_np, best_time(lambda: f(ta, tb, tc))))
     nm = rng.random((4096, 4096), dtype=np.float32)
-    tm = xa.asarray(nm)
+    tm = xa.asarray(nm, copy=True)
     rows.append(("sum over axis 0, 4096^2 f32", best_time(lambda: nm.sum(axis=0)),
                  best_time(lambda: xa.sum(tm, axis=0))))
     rows.append(("sum(exp(x)*2) 16M f32, jit", best_time(lambda: np.sum(np.exp(na) * 2)),
