@@ -501,10 +501,8 @@ void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, i
     const int64_t rows_per_block = b.block / inner;
     b.block = rows_per_block * inner;
     const size_t abytes = static_cast<size_t>(k.acc_size) * rows_per_block;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-      const int t = omp_get_thread_num(), n = omp_get_num_threads();
-      const int64_t r0 = outer * t / n, r1 = outer * (t + 1) / n;
+    parallel_for(nt, nt, [&](int64_t t) {   // one contiguous range of rows per thread
+      const int64_t r0 = outer * t / nt, r1 = outer * (t + 1) / nt;
       static thread_local std::vector<char> acc, scratch;
       if (vertical) {
         acc.resize(abytes);
@@ -541,7 +539,7 @@ void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, i
         st[nvar] = osz;
         eval_rows(b, args, st, (r1 - r0) * inner, &sink);
       }
-    }
+    });
     return;
   }
   if (outer >= 64 && inner < kShortRowTemp) {
@@ -588,12 +586,11 @@ void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, i
   };
   if (nt <= 1 || cpr == 1 || outer >= 4 * int64_t{nt}) {
     // Whole rows per thread (many rows, or short ones).
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t o = 0; o < outer; ++o) {
+    parallel_for(nt, outer, [&](int64_t o) {
       Cascade c(&k);
       eval(o, 0, inner, c);
       k.finish(c.fold(), out + o * out_stride);
-    }
+    });
     return;
   }
   // Few long rows: (row, chunk) items over the threads, then each row's chunk partials

@@ -109,11 +109,17 @@ def kernel_reduce(name, x, dims, init=None):
     """The monoid ``name`` over dims of eager tensor x on the C++ kernels, then combined
     with ``init`` (a scalar tensor of x's dtype, lax.reduce's init value) when given:
     kernel_reduce("add", [-0.0, -0.0], (0,), +0.0) is +0.0, as NumPy's sum."""
-    out = _tensor.empty(reduce_shape(x.shape, dims), CODE_OF[x.dtype])
-    _tensor.reduce_into(getattr(_tensor, MONOIDS[name]), out, _tensor.strided(x), tuple(dims))
+    code = CODE_OF[x.dtype]
+    out = _tensor.empty(reduce_shape(x.shape, dims), code)
+    _tensor.reduce_into(_KERNEL_OP[name], out, x, dims)
     if init is not None and out.size:   # in place: out is new, init a scalar of its dtype
-        _tensor.run_elementwise(OPS[name].code, CODE_OF[out.dtype], out, [out, init])
+        _tensor.run_elementwise(_COMBINE_OP[name], code, out, [out, init])
     return out
+
+
+# monoid name -> the reduce kernel's op code, and the elementwise op folding in the init
+_KERNEL_OP = {name: getattr(_tensor, code) for name, code in MONOIDS.items()}
+_COMBINE_OP = {name: OPS[name].code for name in MONOIDS}
 
 
 def _reduce_impl(*xs, dimensions, monoid, computation):
@@ -373,11 +379,18 @@ def _keep(r, shape, axes, keepdims):
 def _sum_dtype(dt):
     """NumPy's default accumulation dtype for sum/prod: small ints widen to int64 /
     uint64, bool to int64, floats and complex keep theirs."""
+    return _SUM_DTYPE[dt]
+
+
+def _sum_dtype_rule(dt):
     if dt == np.bool_ or (dt.kind == "i" and dt.itemsize < 8):
         return np.dtype(np.int64)
     if dt.kind == "u" and dt.itemsize < 8:
         return np.dtype(np.uint64)
     return dt
+
+
+_SUM_DTYPE = {dt: _sum_dtype_rule(dt) for dt in DTYPES}
 
 
 def _masked(x, where, fill):

@@ -149,16 +149,13 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
   const int nt = threads_for(nout * per);
   const int levels = cascade_levels(nrows);
   if (nout >= 16 || per < 2 * kUnit) {
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-      Cascade c(k.combine_h, k.lanes, kLanesBytes, levels);
-#pragma omp for schedule(dynamic, 16)
-      for (int64_t o = 0; o < nout; ++o) {
-        int64_t so, dof;
-        out.offsets(o, &so, &dof);
-        h_output(k, src + so, rows, n0, s0, dst + dof, c);
-      }
-    }
+    parallel_for_dynamic(
+        nt, nout, 16, [&] { return Cascade(k.combine_h, k.lanes, kLanesBytes, levels); },
+        [&](Cascade& c, int64_t o) {
+          int64_t so, dof;
+          out.offsets(o, &so, &dof);
+          h_output(k, src + so, rows, n0, s0, dst + dof, c);
+        });
     return;
   }
   // Few outputs with a long reduction: fixed blocks (independent of the thread count) whose
@@ -246,20 +243,23 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
     *w = std::min(W, col.n - q * W);
   };
   if (items >= 4 || nrows < 4 * k.row_leaf) {
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-      std::vector<char> scratch(abytes * W * (cascade_levels(leaves) + 1));
-      std::vector<char> acc(abytes * W);
-#pragma omp for schedule(dynamic, 1)
-      for (int64_t it = 0; it < items; ++it) {
-        const char* x;
-        char* d;
-        int64_t w;
-        item_base(it, &x, &d, &w);
-        k.cols(x, w, col.s, rows, acc.data(), scratch.data());
-        k.store(acc.data(), w, d, col.d);
-      }
-    }
+    struct Buffers {
+      std::vector<char> scratch, acc;
+    };
+    parallel_for_dynamic(
+        nt, items, 1,
+        [&] {
+          return Buffers{std::vector<char>(abytes * W * (cascade_levels(leaves) + 1)),
+                         std::vector<char>(abytes * W)};
+        },
+        [&](Buffers& b, int64_t it) {
+          const char* x;
+          char* d;
+          int64_t w;
+          item_base(it, &x, &d, &w);
+          k.cols(x, w, col.s, rows, b.acc.data(), b.scratch.data());
+          k.store(b.acc.data(), w, d, col.d);
+        });
     return;
   }
   // Few strips, many rows: fixed row blocks, partials combined in the serial tree.
@@ -305,14 +305,13 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
   if (horizontal) {
     const int nt = threads_for(nout * red.n);
     if (nout >= 16 || red.n < 2 * kUnit) {
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-      for (int64_t o = 0; o < nout; ++o) {
+      parallel_for(nt, nout, [&](int64_t o) {
         int64_t so, dof, idx;
         char val[16];
         out.offsets(o, &so, &dof);
         k.arg_row(src + so, red.n, red.s, &idx, val);
         store_index(dst + dof, idx);
-      }
+      });
       return;
     }
     const int64_t C = kUnit;
@@ -337,21 +336,26 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
   const int64_t W = strip_width(col.n, k.acc_size, nout, nt);
   const int64_t strips = (col.n + W - 1) / W;
   const int64_t items = nout * strips;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
-    std::vector<char> best(static_cast<size_t>(W * k.acc_size));
-    std::vector<int64_t> idx(static_cast<size_t>(W));
-#pragma omp for schedule(static)
-    for (int64_t it = 0; it < items; ++it) {
-      const int64_t o = it / strips, q = it % strips;
-      int64_t so, dof;
-      out.offsets(o, &so, &dof);
-      const int64_t w = std::min(W, col.n - q * W);
-      k.arg_cols(src + so + q * W * col.s, w, col.s, red.n, red.s, best.data(), idx.data());
-      char* d = dst + dof + q * W * col.d;
-      for (int64_t j = 0; j < w; ++j) store_index(d + j * col.d, idx[j]);
-    }
-  }
+  struct Buffers {
+    std::vector<char> best;
+    std::vector<int64_t> idx;
+  };
+  parallel_for_dynamic(
+      nt, items, 1,
+      [&] {
+        return Buffers{std::vector<char>(static_cast<size_t>(W * k.acc_size)),
+                       std::vector<int64_t>(static_cast<size_t>(W))};
+      },
+      [&](Buffers& b, int64_t it) {
+        const int64_t o = it / strips, q = it % strips;
+        int64_t so, dof;
+        out.offsets(o, &so, &dof);
+        const int64_t w = std::min(W, col.n - q * W);
+        k.arg_cols(src + so + q * W * col.s, w, col.s, red.n, red.s, b.best.data(),
+                   b.idx.data());
+        char* d = dst + dof + q * W * col.d;
+        for (int64_t j = 0; j < w; ++j) store_index(d + j * col.d, b.idx[j]);
+      });
 }
 
 // Sorts dims outer first (larger |key| first) and merges neighbours that are contiguous
