@@ -509,7 +509,9 @@ def mean(x, axis=None, dtype=None, keepdims=False, where=None):
         acc = out = x.dtype
     s = sum(x, axes, acc, keepdims, where)
     n = _count(x, axes, where)
-    if not isinstance(n, int):
+    if isinstance(n, int):
+        n = float(n)   # a weak Python float, as the int was: the operator's fast path
+    else:
         n = (n if n.ndim == 0 else _keep(n, x.shape, axes, keepdims)).astype(acc)
     r = s / n
     return r if r.dtype == out else r.astype(out)
