@@ -612,3 +612,22 @@ def test_all_dtypes_round_trip_through_numpy_with_layouts(dtype):
         np.testing.assert_array_equal(np_of(t), a)
         want = a.tolist() if dtype != BF16 else a.astype(np.float32).tolist()
         assert t.tolist() == want
+
+
+def test_asarray_copy_keeps_a_dense_layout_like_numpy_order_k():
+    """np.asarray(a, copy=True) keeps a's order ('K'); so does xa.asarray: a dense
+    column-major input copies to {0,1}, strided views and plain copies to row-major."""
+    m = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    f = xa.asarray(np.asfortranarray(m), copy=True)
+    assert f.layout == xa.Layout((0, 1, 2))
+    assert not np.shares_memory(np.asarray(f), m)
+    np.testing.assert_array_equal(np.asarray(f), m)
+    t = xa.asarray(m).relayout((1, 0, 2))
+    c = xa.asarray(t, copy=True)
+    assert c.layout == t.layout and not np.shares_memory(np.asarray(c), np.asarray(t))
+    np.testing.assert_array_equal(np.asarray(c), m)
+    v = xa.asarray(m[:, ::2], copy=True)          # a gapped view: row-major
+    assert v.layout == xa.Layout((2, 1, 0))
+    np.testing.assert_array_equal(np.asarray(v), m[:, ::2])
+    assert xa.asarray(m, copy=True).layout == xa.Layout((2, 1, 0))
+    assert xa.asarray(m).copy().layout == xa.Layout((2, 1, 0))   # ndarray.copy(): 'C'

@@ -458,3 +458,25 @@ def test_lazy_gets():
         z = t[t > 50]
     assert_same(y, (x * 2)[[3, 0]])
     assert_same(z, x[x > 50])
+
+
+def test_assignment_through_an_index_read_from_the_target():
+    """Every index is read before any write, as NumPy: an index or mask tensor sharing
+    the target's buffer is copied first."""
+    for vals, fill in (([1, 0, 0], 2), ([1, 0, 2], 5)):
+        n = np.array(vals)
+        t = xa.asarray(n.copy())
+        n[n] = fill
+        t[t] = fill
+        assert_same(t, n)
+    n = np.arange(4)
+    t = xa.asarray(n.copy())
+    nv, tv = n[1:], t[1:]
+    nv[n[:-1]] = 7
+    tv[t[:-1]] = 7
+    assert_same(t, n)
+    b = np.array([True, False, True, True])
+    tb = xa.asarray(b.copy())
+    b[b] = False
+    tb[tb] = False
+    assert_same(tb, b)

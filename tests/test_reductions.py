@@ -826,3 +826,44 @@ def test_threads_do_not_change_results(restore_threads):
                     to_np(xa.var(x, axis=1)).copy()])
     for a, b in zip(*res):
         assert_same(a, b)
+
+
+def test_initial_and_init_values_must_fit_the_dtype():
+    """NumPy: an out-of-range Python int initial raises OverflowError, a NumPy scalar or a
+    float initial is cast. lax (no implicit conversion): out of range -> OverflowError, a
+    float for an integer operand -> TypeError. Each error names the op."""
+    n = np.array([1, 2, 3], np.int8)
+    x = xa.asarray(n)
+    with pytest.raises(OverflowError, match="xa.max.*300"):
+        xa.max(x, initial=300)
+    with pytest.raises(OverflowError, match="xa.min.*128"):
+        xa.min(x, initial=128)
+    assert_same(xa.max(x, initial=np.int64(5)), np.max(n, initial=np.int64(5)))
+    assert_same(xa.max(x, initial=1.5), np.max(n, initial=1.5))
+    assert_same(xa.max(x, initial=7), np.max(n, initial=7))
+    with pytest.raises(OverflowError, match="lax.reduce"):
+        xa.lax.reduce(x, 300, "max", (0,))
+    with pytest.raises(OverflowError, match="lax.reduce"):
+        xa.lax.reduce(x, 2**70, "max", (0,))
+    with pytest.raises(TypeError, match="lax.reduce"):
+        xa.lax.reduce(x, 1.5, "add", (0,))
+    with pytest.raises(OverflowError, match="lax.pad"):
+        xa.lax.pad(x, 300, [(1, 0, 0)])
+    f = xa.jit(lambda v: xa.max(v, initial=100))
+    assert_same(f(x), np.max(n, initial=100))
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "any", "all", "mean", "var"])
+def test_where_must_broadcast_to_the_operand(fn):
+    """A mask larger than x would broadcast x itself (NumPy raises)."""
+    x = xa.asarray([1.0, 2.0, 3.0])
+    mask = xa.asarray([[True, True, True], [True, False, True]])
+    kw = {"initial": 0.0} if fn in ("max", "min") else {}
+    with pytest.raises(ValueError, match=f"xa.{fn}"):
+        getattr(xa, fn)(x, axis=0, where=mask, **kw)
+    with pytest.raises(ValueError, match=f"xa.{fn}"):
+        getattr(xa, fn)(xa.asarray(1.0), where=xa.asarray([True, False]), **kw)
+    ok = getattr(xa, fn)(x, axis=0, where=xa.asarray([True, False, True]), **kw)
+    want = getattr(np, fn)(np.array([1.0, 2.0, 3.0]), axis=0,
+                           where=np.array([True, False, True]), **kw)
+    np.testing.assert_allclose(np.asarray(ok), want)

@@ -511,3 +511,20 @@ def test_real_and_imag():
     r = xa.asarray([1.0, 2.0])
     np.testing.assert_array_equal(np.asarray(r.real), [1.0, 2.0])
     np.testing.assert_array_equal(np.asarray(r.imag), [0.0, 0.0])
+
+
+def test_views_whose_size_overflows_int64_are_refused():
+    """A broadcast view of shape (2**32, 2**32) has 2**64 elements: its size would wrap to
+    0 and fool the compiled fast paths into a 0-byte result that later reads crash on. It
+    is refused when made; views that fit int64 but whose results would not fit in memory
+    raise when an op allocates."""
+    with pytest.raises(ValueError, match="too big"):
+        xa.broadcast_to(xa.ones(()), (2**32, 2**32))
+    with pytest.raises(ValueError, match="too big"):
+        xa.broadcast_to(xa.ones((1,)), (2**62, 4))
+    v = xa.broadcast_to(xa.ones((), dtype=xa.float32), (2**31, 2**31))   # 2**62 elements
+    assert v.size == 2**62
+    for op in (lambda t: -t, lambda t: xa.exp(t), lambda t: t * 2.0, lambda t: 2.0 * t,
+               lambda t: t + t, lambda t: t == t, abs):
+        with pytest.raises(ValueError, match="too big"):
+            op(v)

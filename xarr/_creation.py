@@ -95,9 +95,13 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
         t = t.astype(dt)
         copy = False
     if copy:
-        t = t.copy() if layout is None else t
         if layout is not None:
             return _layout.relayout(t, _layout.as_layout(layout, t.ndim, "asarray"))
+        # NumPy's asarray(copy=True) keeps the input's order ('K'): a dense column-major
+        # input stays {0,1}; other strided views become row-major.
+        if not _tensor.is_tiled(t) and _layout.is_dense(t):
+            return _tensor.copy_dense(t, tuple(t.layout.minor_to_major))
+        return t.copy()
     if layout is not None:
         lay = _layout.as_layout(layout, t.ndim, "asarray")
         if no_copy:

@@ -660,14 +660,25 @@ _TYPESTR = ["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2"
 
 
 # ---------------------------------------------------------------------- construction
-cdef inline void _finish(Tensor t, int ndim):
-    """Sets ndim, size, the shape tuple and the C-contiguous flag from dims/strides."""
+cdef inline int _finish(Tensor t, int ndim) except -1:
+    """Sets ndim, size, the shape tuple and the C-contiguous flag from dims/strides.
+    ValueError when the element count does not fit in int64 (a broadcast view of shape
+    (2**32, 2**32) would wrap to size 0 and fool every size-based check after it)."""
     cdef int i
     cdef int64_t size = 1, expect = ITEMSIZE[t._dtype]
+    cdef int64_t big = 0x7fffffffffffffff
     cdef bint c = True
     t._ndim = ndim
     for i in range(ndim):
-        size *= t._dims[i]
+        if t._dims[i] == 0:
+            size = 0
+            break
+    if size != 0:
+        for i in range(ndim):
+            if t._dims[i] > big // size:
+                raise ValueError(f"tensor of shape {tuple([t._dims[j] for j in range(ndim)])}"
+                                 f" is too big: more than 2**63 - 1 elements")
+            size *= t._dims[i]
     for i in range(ndim - 1, -1, -1):
         if t._dims[i] != 1 and t._strides[i] != expect:
             c = False
@@ -680,6 +691,7 @@ cdef inline void _finish(Tensor t, int ndim):
         t._flags |= F_C_CONTIG
     else:
         t._flags &= ~F_C_CONTIG
+    return 0
 
 
 cdef inline Tensor _view_of(Tensor base):
@@ -750,7 +762,8 @@ cdef inline Tensor _alloc_like_shape(int dtype, Tensor like):
     cdef Tensor t = Tensor.__new__(Tensor)
     cdef int i
     cdef int n = like._ndim
-    cdef int64_t stride = ITEMSIZE[dtype], nbytes = like._size * ITEMSIZE[dtype]
+    cdef int64_t stride = ITEMSIZE[dtype]
+    cdef int64_t nbytes = _checked_nbytes(like._ndim, like._dims, ITEMSIZE[dtype])
     t._alloc = aligned_alloc64(nbytes)
     if t._alloc == NULL:
         raise MemoryError(f"cannot allocate {nbytes} bytes")

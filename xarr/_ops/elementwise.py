@@ -380,6 +380,19 @@ _SCALAR_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
 
+def lax_scalar(op, value, code):
+    """Python scalar ``value`` as a 0-d tensor of dtype ``code`` under lax's rules: no
+    promotion to a higher kind (``2.7`` cannot be an s32 operand: TypeError) and integers
+    in range (``300`` for an s8: OverflowError), each error naming ``op``."""
+    sk = _SCALAR_KIND[type(value)] if type(value) in _SCALAR_KIND else "c"
+    if _KIND_RANK[sk] > _KIND_RANK[KINDS[code]]:
+        raise TypeError(f"{op}: Python {type(value).__name__} {value!r} cannot be an "
+                        f"operand of element type {XLA_NAMES[code]} (no implicit "
+                        f"promotion in lax)")
+    _int_scalar_check(op, value, DTYPES[code])
+    return _tensor.scalar_tensor(value, code)
+
+
 def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
     """The strict XLA-semantics call of op ``name`` (xa.lax.*): equal element types or a
     TypeError naming them; XLA broadcasting (see lax_broadcast). Python scalars are weak
@@ -420,13 +433,7 @@ def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
     full = []
     for v, t in zip(operands, ts):
         if t is None:
-            sk = _SCALAR_KIND[type(v)] if type(v) in _SCALAR_KIND else "c"
-            if _KIND_RANK[sk] > _KIND_RANK[KINDS[code]]:
-                raise TypeError(f"lax.{name}: Python {type(v).__name__} {v!r} cannot be an "
-                                f"operand of element type {XLA_NAMES[code]} (no implicit "
-                                f"promotion in lax)")
-            _int_scalar_check(f"lax.{name}", v, DTYPES[code])
-            full.append(_tensor.scalar_tensor(v, code))
+            full.append(lax_scalar(f"lax.{name}", v, code))
         else:
             full.append(_tensor.strided(t) if type(t) is Tensor else t)
     shape, kshapes = lax_broadcast(name, [t.shape for t in full], broadcast_dimensions)

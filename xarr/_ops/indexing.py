@@ -475,8 +475,12 @@ def setitem(target, key, value):
                                 "a functional update arrives later)")
             val = val.concrete()
         resolved.append((kind, val))
-    items = resolved
     target = _tensor.strided(target)
+    # An index or mask read from the buffer being written is copied first, so every
+    # index is read before any write: t[t] = 2 on t = [1, 0, 0] gives [2, 2, 0], as NumPy.
+    items = [(kind, val.copy() if isinstance(val, Tensor) and val.size
+              and _tensor.shares_buffer(_tensor.strided(val), target) else val)
+             for kind, val in resolved]
     plan = _plan(target.shape, items)
     view = _tensor.basic_getitem(target, plan.basic)
     code = CODE_OF[target.dtype]

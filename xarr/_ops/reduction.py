@@ -24,7 +24,7 @@ from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype
 from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
-from xarr._ops.elementwise import OPS
+from xarr._ops.elementwise import OPS, _int_scalar_check, lax_scalar
 from xarr._ops import structural as _structural
 from xarr._ops.structural import STRUCTURAL, StructuralOp, as_operand, valid_region, on_strided
 from xarr._tensor import Tensor
@@ -227,7 +227,7 @@ def reduce(operands, init_values, computation, dimensions):  # noqa: A001
                          f"{len(inits)}")
     inits = [v if isinstance(v, (Tensor, Traced)) else as_operand(v)
              if isinstance(v, (np.generic, np.ndarray)) else
-             _tensor.scalar_tensor(v, CODE_OF[x.dtype]) for v, x in zip(inits, ops)]
+             lax_scalar("lax.reduce", v, CODE_OF[x.dtype]) for v, x in zip(inits, ops)]
     dims = tuple(operator.index(d) for d in dimensions)
     reduce_shape(ops[0].shape, dims)
     ops = [valid_region(x, dims) for x in ops]     # dynamic sizes: padding is ignored
@@ -393,9 +393,23 @@ def _sum_dtype_rule(dt):
 _SUM_DTYPE = {dt: _sum_dtype_rule(dt) for dt in DTYPES}
 
 
-def _masked(x, where, fill):
+def _check_where(x, where, fn):
+    """where= must broadcast to x's shape (NumPy): a larger mask would broadcast x."""
+    if where is None:
+        return
+    from xarr._ops.elementwise import broadcast_shapes
+    wshape = tuple(np.shape(where)) if not isinstance(where, (Tensor, Traced)) \
+        else tuple(where.shape)
+    if broadcast_shapes(wshape, tuple(x.shape), op=f"xa.{fn}") != tuple(x.shape):
+        raise ValueError(f"xa.{fn}: where= of shape {wshape} does not broadcast to the "
+                         f"operand's shape {tuple(x.shape)}")
+
+
+def _masked(x, where, fill, fn):
+    """x with the elements where ``where`` is False replaced by ``fill``."""
     if where is None:
         return x
+    _check_where(x, where, fn)
     import xarr as xa
     return xa.where(where, x, fill)
 
@@ -404,9 +418,18 @@ def _np_reduce(x, init, name, axes):
     """reduce(x, init, name, axes) for the NumPy frontend (axes valid and sorted). An
     eager tensor with a Python-scalar init goes straight to kernel_reduce, where reduce()
     ends too, without its variadic and tracing machinery (a 4x4 sum: 37 -> 9 us)."""
-    if type(x) is Tensor and type(init) in (int, float, bool) and recorder([x]) is None:
-        return kernel_reduce(name, x, axes, _tensor.scalar_tensor(init, CODE_OF[x.dtype]))
+    if isinstance(init, np.generic):
+        init = init.item()   # NumPy casts a NumPy scalar initial to x's dtype
+    if type(init) in (int, float, bool):
+        _int_scalar_check(f"xa.{_NP_NAMES[name]}", init, x.dtype)   # as NumPy: 300 for int8
+        init = _tensor.scalar_tensor(init, CODE_OF[x.dtype])   # NumPy's cast: 1.5 -> 1
+    if type(x) is Tensor and recorder([x]) is None:
+        return kernel_reduce(name, x, axes, init)
     return reduce(x, init, name, axes)
+
+
+_NP_NAMES = {"add": "sum", "mul": "prod", "max": "max", "min": "min", "and": "all",
+             "or": "any"}
 
 
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
@@ -416,7 +439,7 @@ def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
     dt = as_dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
     if x.dtype != dt:
         x = x.astype(dt)
-    x = _masked(x, where, identity)
+    x = _masked(x, where, identity, fn)
     r = _np_reduce(x, identity, name, axes)
     return _keep(r, x.shape, axes, keepdims)
 
@@ -449,7 +472,7 @@ def _extreme(name, fn, x, axis, keepdims, where, initial):
         init = identity
     else:
         init = initial
-    x = _masked(x, where, identity)
+    x = _masked(x, where, identity, fn)
     r = _np_reduce(x, init, name, axes)
     return _keep(r, x.shape, axes, keepdims)
 
@@ -497,6 +520,7 @@ def _count(x, axes, where):
 def mean(x, axis=None, dtype=None, keepdims=False, where=None):
     """NumPy's mean: integers average in float64; float16 accumulates in float32."""
     x = as_operand(x)
+    _check_where(x, where, "mean")
     axes = _np_axes(axis, x.ndim, "mean")
     x = valid_region(x, axes)
     if dtype is not None:
@@ -522,6 +546,7 @@ def var(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
     xa.jit of the same function, so it reads x twice: once for the mean, once for the
     fused (x - mean)**2 -> sum kernel (kind=kInput)."""
     x = as_operand(x)
+    _check_where(x, where, "var")
     axes = _np_axes(axis, x.ndim, "var")
     x = valid_region(x, axes)
     if where is None and recorder([x]) is None and _trace.tracing() is None:
@@ -592,14 +617,14 @@ def _as_bool(x):
 def any(x, axis=None, keepdims=False, where=None):  # noqa: A001
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "any")
-    r = reduce(_masked(x, where, False), False, "or", axes)
+    r = reduce(_masked(x, where, False, "any"), False, "or", axes)
     return _keep(r, x.shape, axes, keepdims)
 
 
 def all(x, axis=None, keepdims=False, where=None):  # noqa: A001
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "all")
-    r = reduce(_masked(x, where, True), True, "and", axes)
+    r = reduce(_masked(x, where, True, "all"), True, "and", axes)
     return _keep(r, x.shape, axes, keepdims)
 
 
@@ -653,8 +678,10 @@ STRUCTURAL["cumulative"] = StructuralOp("cumulative", _scan_rule, on_strided(_sc
 def _cum(op, operand, axis, reverse):
     from xarr._ops import structural as S
     x = as_operand(operand)
-    return S.apply("cumulative", [x], axis=operator.index(axis) % builtins_max(x.ndim, 1),
-                   op=op, reverse=bool(reverse))
+    axis = operator.index(axis)
+    if -x.ndim <= axis < 0:
+        axis += x.ndim            # out-of-range axes reach _scan_rule's error unchanged
+    return S.apply("cumulative", [x], axis=axis, op=op, reverse=bool(reverse))
 
 
 def cumsum(operand, axis=0, reverse=False):

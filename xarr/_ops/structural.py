@@ -281,21 +281,31 @@ defop("dynamic_slice", _dynamic_slice_rule, _dynamic_slice_impl, view=True,
       text=lambda a: _dims_text("dynamic_slice_sizes", a["slice_sizes"]))
 
 
-def _index_operands(start_indices):
-    out = []
+def _index_operands(start_indices, op):
+    """Start indices as scalar tensors: Python ints become s32, or s64 for all of them
+    when one does not fit s32 (saturated to s64's range: every start is clamped to
+    [0, dim - size] anyway, so 2**70 and 2**63 - 1 select the same block)."""
+    ints = []
     for s in start_indices:
-        if isinstance(s, (Tensor, Traced)):
-            out.append(s)
-        else:
-            out.append(_tensor.scalar_tensor(operator.index(s), 3))
-    return out
+        if not isinstance(s, (Tensor, Traced)):
+            try:
+                ints.append(operator.index(s))
+            except TypeError:
+                raise TypeError(f"lax.{op}: start indices must be integers or integer "
+                                f"scalar tensors, got {s!r}") from None
+    code = 3 if builtins.all(-2**31 <= v < 2**31 for v in ints) else 4
+    vals = iter(ints)
+    return [s if isinstance(s, (Tensor, Traced)) else
+            _tensor.scalar_tensor(builtins.min(builtins.max(next(vals), -2**63), 2**63 - 1),
+                                  code)
+            for s in start_indices]
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """DynamicSlice: a ``slice_sizes`` block at run-time ``start_indices``, each start
     clamped to [0, dim - size] so the block is always in bounds (seed 004)."""
     sizes = _ints(slice_sizes, "slice_sizes", "dynamic_slice")
-    return apply("dynamic_slice", [operand] + _index_operands(start_indices),
+    return apply("dynamic_slice", [operand] + _index_operands(start_indices, "dynamic_slice"),
                  slice_sizes=sizes)
 
 
@@ -326,7 +336,8 @@ defop("dynamic_update_slice", _dus_rule, _dus_impl)
 def dynamic_update_slice(operand, update, start_indices):
     """DynamicUpdateSlice: a copy of operand with ``update`` written at the run-time start,
     clamped like DynamicSlice so it fits."""
-    return apply("dynamic_update_slice", [operand, update] + _index_operands(start_indices))
+    return apply("dynamic_update_slice",
+                 [operand, update] + _index_operands(start_indices, "dynamic_update_slice"))
 
 
 # ------------------------------------------------------------------------ pad
@@ -408,7 +419,8 @@ def pad(operand, padding_value, padding_config):
     if isinstance(padding_value, (np.generic, np.ndarray)):
         padding_value = as_operand(padding_value)
     elif not isinstance(padding_value, (Tensor, Traced)):
-        padding_value = _tensor.scalar_tensor(padding_value, CODE_OF[operand.dtype])
+        from xarr._ops.elementwise import lax_scalar
+        padding_value = lax_scalar("lax.pad", padding_value, CODE_OF[operand.dtype])
     return apply("pad", [operand, padding_value], padding_config=cfg)
 
 
@@ -462,11 +474,14 @@ def squeeze(array, dimensions):
     """Removes the given size-1 dims."""
     array = as_operand(array)
     shape = tuple(array.shape)
-    dims = tuple(d % len(shape) if shape else d
-                 for d in _ints(dimensions, "dimensions", "squeeze"))
-    for d in dims:
-        if not 0 <= d < len(shape) or shape[d] != 1:
-            raise ValueError(f"lax.squeeze: dimension {d} of shape {shape} is not of size 1")
+    n = len(shape)
+    given = _ints(dimensions, "dimensions", "squeeze")
+    dims = tuple(d + n if -n <= d < 0 else d for d in given)
+    for g, d in zip(given, dims):
+        if not 0 <= d < n:
+            raise ValueError(f"lax.squeeze: dimension {g} out of range for shape {shape}")
+        if shape[d] != 1:
+            raise ValueError(f"lax.squeeze: dimension {g} of shape {shape} is not of size 1")
     return reshape(array, tuple(s for i, s in enumerate(shape) if i not in dims))
 
 
@@ -474,8 +489,13 @@ def expand_dims(array, dimensions):
     """Inserts size-1 dims at ``dimensions`` (positions in the result)."""
     array = as_operand(array)
     shape = list(array.shape)
-    n = len(shape) + len(tuple(dimensions))
-    dims = sorted(d % n for d in _ints(dimensions, "dimensions", "expand_dims"))
+    given = _ints(dimensions, "dimensions", "expand_dims")
+    n = len(shape) + len(given)
+    for d in given:
+        if not -n <= d < n:
+            raise ValueError(f"lax.expand_dims: dimension {d} out of range for a rank-{n} "
+                             f"result (operand shape {tuple(shape)})")
+    dims = sorted(d % n for d in given)
     if len(set(dims)) != len(dims):
         raise ValueError(f"lax.expand_dims: repeated dimensions {tuple(dimensions)}")
     for d in dims:
@@ -486,6 +506,13 @@ def expand_dims(array, dimensions):
 # ------------------------------------------------------------------------ bitcast
 def _bitcast_rule(types, new_code):
     (t,) = types
+    if new_code == 0 and t.code != 0:
+        # Bytes other than 0 and 1 are not bools (sums, all, argmax and comparisons would
+        # disagree about them), so nothing bitcasts *to* pred; from pred (0/1 bytes) is
+        # fine. jax refuses both directions.
+        raise TypeError(f"lax.bitcast_convert_type: {XLA_NAMES[t.code]} -> pred: only pred "
+                        f"bitcasts to pred (its bytes must be 0 or 1); use "
+                        f"convert_element_type or x != 0")
     a, b = _tensor_itemsize(t.code), _tensor_itemsize(new_code)
     if a == b:
         return TensorType(new_code, t.dims, None)
