@@ -118,6 +118,8 @@ def _ulp_of(m, dt):
 
 # the sign of a zero result is unspecified for these (NumPy itself differs between dtypes;
 # xa.sign keeps -0.0 as the lax SPEC decides, NumPy returns +0.0)
+# sign: NumPy gives +0.0 for float -0.0 but ml_dtypes' bfloat16 loop keeps -0.0; xa.sign
+# gives +0.0 for every float dtype (test_numpy_sign_of_zero_is_positive_lax_sign_keeps_it).
 ZERO_SIGN_FREE = {"sign", "maximum", "minimum", "nextafter"}
 
 
@@ -770,3 +772,23 @@ def test_unary_fast_path_runs_what_the_general_path_runs():
     with xa.lazy():   # inside xa.lazy the fast path steps aside so the op is recorded
         assert _tensor.unary_contiguous(xa.asarray(np.ones(3, np.float32)),
                                         _UNARY_FAST["exp"]) is None
+
+
+def test_numpy_sign_of_zero_is_positive_lax_sign_keeps_it():
+    """np.sign(-0.0) is +0.0 (xa.sign, the SIGN_NP kernel); XLA's sign(-0.0) is -0.0
+    (xa.lax.sign). Contiguous, strided and jitted alike; ints and complex unchanged."""
+    for dt in (np.float16, xa.bfloat16, np.float32, np.float64):
+        x = np.array([-0.0, 0.0, -2.0, 3.0, np.nan, -np.inf], dt)
+        t = xa.asarray(x)
+        strided = xa.asarray(np.repeat(x, 2))[::2]
+        jitted = xa.jit(lambda v: xa.sign(v))(t)
+        for got in (xa.sign(t), xa.sign(strided), jitted):
+            g = np.asarray(got).astype(np.float64)
+            assert not np.signbit(g[:2]).any(), dt
+            np.testing.assert_array_equal(g, np.sign(x.astype(np.float64)))
+        lz = np.asarray(xa.lax.sign(t)).astype(np.float64)
+        assert np.signbit(lz[0]) and not np.signbit(lz[1])
+    assert_same(xa.sign(xa.asarray(np.array([-3, 0, 5], np.int8))),
+                np.sign(np.array([-3, 0, 5], np.int8)))
+    z = np.array([3 + 4j, 0j, -2j], np.complex64)
+    np.testing.assert_allclose(np.asarray(xa.sign(xa.asarray(z))), np.sign(z), rtol=1e-6)

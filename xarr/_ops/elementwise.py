@@ -77,6 +77,7 @@ OPS = {op.name: op for op in [
     ElementwiseOp("neg", "NEG", 1, _NUM),
     ElementwiseOp("abs", "ABS", 1, _ALL, "real"),
     ElementwiseOp("sign", "SIGN", 1, _NUM),
+    ElementwiseOp("sign_np", "SIGN_NP", 1, _NUM),   # NumPy's: sign(-0.0) = +0.0
     ElementwiseOp("not", "NOT", 1, "biu"),
     ElementwiseOp("ceil", "CEIL", 1, _FLT),
     ElementwiseOp("floor", "FLOOR", 1, _FLT),
@@ -486,7 +487,7 @@ NUMPY_OPS = {op.name: op for op in [
     NumpyOp("less_equal", "le"), NumpyOp("greater", "gt"), NumpyOp("greater_equal", "ge"),
     # unary
     NumpyOp("negative", "neg"), NumpyOp("positive", "copy", no_bool=True), NumpyOp("absolute", "abs"),
-    NumpyOp("sign", "sign"), NumpyOp("invert", "not"), NumpyOp("logical_not", "not",
+    NumpyOp("sign", "sign_np"), NumpyOp("invert", "not"), NumpyOp("logical_not", "not",
                                                                 logical=True),
     NumpyOp("ceil", "ceil", to_float="keepint"), NumpyOp("floor", "floor", to_float="keepint"),
     NumpyOp("trunc", "trunc", to_float="keepint"),

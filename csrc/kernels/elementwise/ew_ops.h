@@ -100,6 +100,16 @@ struct Sign {
     }
   }
 };
+// NumPy's sign (xa.sign): Sign, except that a float zero of either sign gives +0.0
+// (np.sign(-0.0) is 0.0; XLA's sign keeps -0.0). Adding +0.0 maps -0.0 to +0.0 and leaves
+// +-1 and NaN alone. Example: sign_np(-0.0f) = +0.0f, sign_np(-3.5f) = -1.0f.
+struct SignNumpy {
+  template <class C> static constexpr bool ok = kNum<C>;
+  template <class C> static C f(C x) {
+    if constexpr (kComplex<C> || kInt<C>) return Sign::f(x);
+    else return Sign::f(x) + C(0);
+  }
+};
 struct Not {
   template <class C> static constexpr bool ok = kInt<C> || kBool<C>;
   template <class C> static C f(C x) {

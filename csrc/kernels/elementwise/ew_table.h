@@ -31,7 +31,7 @@ using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
   X(ASIN, 1) X(ACOS, 1) X(ATAN, 1) X(SINH, 1) X(COSH, 1) X(ASINH, 1) X(ACOSH, 1)             \
   X(ATANH, 1) X(SQRT, 1) X(RSQRT, 1) X(CBRT, 1) X(SQUARE, 1) X(IS_FINITE, 1) X(IS_NAN, 1)    \
   X(IS_INF, 1) X(POPCNT, 1) X(CLZ, 1) X(REAL, 1) X(IMAG, 1) X(CONJ, 1) X(COPY, 1)             \
-  X(SIGNBIT, 1)                                                                              \
+  X(SIGNBIT, 1) X(SIGN_NP, 1)                                                                \
   /* binary */                                                                               \
   X(ADD, 2) X(SUB, 2) X(MUL, 2) X(DIV, 2) X(REM, 2) X(FMOD, 2) X(FLOOR_DIV, 2) X(MOD, 2) X(MAX, 2)      \
   X(MIN, 2) X(POW, 2) X(ATAN2, 2) X(HYPOT, 2) X(COPYSIGN, 2) X(LOGADDEXP, 2) X(AND, 2)        \
@@ -56,6 +56,7 @@ using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
   X(CBRT, Cbrt, 1) X(SQUARE, Square, 1) X(IS_FINITE, IsFinite, 1) X(IS_NAN, IsNan, 1) \
   X(IS_INF, IsInf, 1) X(POPCNT, Popcnt, 1) X(CLZ, Clz, 1) X(REAL, Real, 1) \
   X(IMAG, Imag, 1) X(CONJ, Conj, 1) X(COPY, Copy, 1) X(SIGNBIT, SignBit, 1) \
+  X(SIGN_NP, SignNumpy, 1) \
   X(ADD, Add, 2) X(SUB, Sub, 2) X(MUL, Mul, 2) X(DIV, Div, 2) X(REM, Rem, 2) \
   X(FMOD, Fmod, 2) X(FLOOR_DIV, FloorDiv, 2) X(MOD, Mod, 2) X(MAX, Max, 2) \
   X(MIN, Min, 2) X(POW, Pow, 2) X(ATAN2, Atan2, 2) X(HYPOT, Hypot, 2) \
