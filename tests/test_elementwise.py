@@ -8,6 +8,7 @@ ULP_TOL; for complex functions a normwise relative tolerance (COMPLEX_RTOL).
 """
 
 import math
+import operator
 import warnings
 import zlib
 
@@ -792,3 +793,53 @@ def test_numpy_sign_of_zero_is_positive_lax_sign_keeps_it():
                 np.sign(np.array([-3, 0, 5], np.int8)))
     z = np.array([3 + 4j, 0j, -2j], np.complex64)
     np.testing.assert_allclose(np.asarray(xa.sign(xa.asarray(z))), np.sign(z), rtol=1e-6)
+
+
+_FAST_OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv,
+                   operator.floordiv, operator.mod, operator.and_, operator.or_,
+                   operator.xor, operator.eq, operator.ne, operator.lt, operator.le,
+                   operator.gt, operator.ge]
+
+
+def _strided_copy(a):
+    """A non-contiguous view with a's values (so operators take the frontend's path)."""
+    a = np.asarray(a)
+    wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype) if a.ndim else None
+    if wide is None:
+        return None
+    wide[..., ::2] = a
+    return xa.asarray(wide)[..., ::2]
+
+
+def _outcome(fn):
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn()
+    except Exception as e:  # noqa: BLE001 - the exception type is the outcome
+        return type(e)
+    return (np.asarray(r).dtype, np.asarray(r).shape, np.asarray(r).tobytes())
+
+
+@settings(max_examples=60, deadline=None)
+@given(dt=st.sampled_from(ALL_DTYPES),
+       shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3,
+                                                max_side=4),
+       scalar=st.one_of(st.integers(-300, 300), st.integers(-2**70, 2**70),
+                        st.floats(allow_nan=True, width=32), st.sampled_from([0, 1, -1])),
+       seed=st.integers(0, 2**16))
+def test_operator_fast_paths_match_the_general_path(dt, shapes, scalar, seed):
+    """x <op> y on C-contiguous tensors (same shape, broadcast, or a Python scalar) runs
+    in _tensor.pyx's fast paths; the same values through strided views run the
+    frontend's rules. Results (dtype, shape, bits) or exception types must agree."""
+    rng = np.random.default_rng(seed)
+    a = random_array(rng, shapes.input_shapes[0], dt)
+    b = random_array(rng, shapes.input_shapes[1], dt)
+    x, y = xa.asarray(a), xa.asarray(b)
+    xs, ys = _strided_copy(a), _strided_copy(b)
+    for op in _FAST_OPERATORS:
+        assert _outcome(lambda: op(x, y)) == _outcome(lambda: op(xs, ys)), (op, dt)
+        assert _outcome(lambda: op(x, scalar)) == _outcome(lambda: op(xs, scalar)), \
+            (op, dt, scalar)
+        assert _outcome(lambda: op(scalar, x)) == _outcome(lambda: op(scalar, xs)), \
+            (op, dt, scalar)

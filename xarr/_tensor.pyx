@@ -1578,25 +1578,109 @@ cdef bint _coalesce_span(int nargs, int nd, int lo, int hi, const int64_t* dims,
 
 
 # ---------------------------------------------------------------------- operators
+cdef bint _weak_scalar_fits(int dtype, object b):
+    """True when Python scalar ``b`` is a weak operand NumPy would cast to ``dtype``
+    unchanged in kind: a float for a float/complex tensor; an int that is exact in a
+    float64 for a float/complex tensor, or in range for an integer tensor (NumPy 2 raises
+    OverflowError otherwise; the frontend does that). Bool tensors and other scalars
+    take the frontend's rules (bool + int is int64)."""
+    cdef char k = KIND[dtype]
+    cdef int bits
+    if type(b) is float:
+        return k == b'f'[0] or k == b'c'[0]
+    if type(b) is not int:
+        return False
+    if k == b'f'[0] or k == b'c'[0]:
+        return -9007199254740992 <= b <= 9007199254740992
+    bits = 8 * ITEMSIZE[dtype]
+    if k == b'i'[0]:
+        return -(1 << (bits - 1)) <= b < (1 << (bits - 1))
+    if k == b'u'[0]:
+        return 0 <= b < (1 << bits)
+    return False
+
+
+cdef object _binop_scalar(Tensor x, object b, int op, bint scalar_first):
+    """x <op> b (or b <op> x) for a weak Python scalar b that fits x's dtype, on
+    C-contiguous untiled x; None when the op has no fast entry for the dtype."""
+    cdef Tensor out
+    cdef int od = _fast_out[op * NUM_DTYPES + x._dtype]
+    cdef char* ptrs[3]
+    cdef int64_t sizes[3]
+    cdef char scalar_buf[16]
+    cdef int xi = 1 if scalar_first else 0
+    if od < 0:
+        return None
+    _write_scalar(scalar_buf, x._dtype, b)
+    out = _alloc_like_shape(od, x)
+    ptrs[xi] = x._data
+    ptrs[1 - xi] = scalar_buf
+    ptrs[2] = out._data
+    sizes[xi] = ITEMSIZE[x._dtype]
+    sizes[1 - xi] = 0
+    sizes[2] = ITEMSIZE[od]
+    with nogil:
+        ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+    return out
+
+
+cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
+    """x <op> y for same-dtype C-contiguous tensors of different shapes that broadcast
+    (NumPy's rules, right-aligned); a new row-major result. None when the shapes do not
+    broadcast (the frontend raises the error)."""
+    cdef int nd = x._ndim if x._ndim > y._ndim else y._ndim
+    cdef int i, ox = nd - x._ndim, oy = nd - y._ndim
+    cdef int64_t dims[MAXDIM]
+    cdef int64_t dx, dy
+    cdef char* ptrs[3]
+    cdef int64_t strides[3 * MAXDIM]
+    cdef Tensor out
+    cdef int rc
+    for i in range(nd):
+        dx = x._dims[i - ox] if i >= ox else 1
+        dy = y._dims[i - oy] if i >= oy else 1
+        if dx == dy or dy == 1:
+            dims[i] = dx
+        elif dx == 1:
+            dims[i] = dy
+        else:
+            return None
+    out = _alloc_tensor(od, nd, dims, None, False)
+    if out._size == 0:
+        return out
+    _broadcast_strides(x, nd, out._dims, &strides[0])
+    _broadcast_strides(y, nd, out._dims, &strides[nd])
+    for i in range(nd):
+        strides[2 * nd + i] = out._strides[i]
+    ptrs[0] = x._data
+    ptrs[1] = y._data
+    ptrs[2] = out._data
+    with nogil:
+        rc = ew_run(op, x._dtype, 3, ptrs, nd, out._dims, strides)
+    if rc != 0:
+        return None
+    return out
+
+
 cdef object _binop(object a, object b, int op, str name):
-    """The compiled fast path of a binary operator: same dtype, same shape, C-contiguous
-    tensors (or a tensor and a Python scalar of its kind) go straight to the kernel; all
-    else goes to the Python frontend's rules."""
+    """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
+    shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
+    dtype (_weak_scalar_fits), go straight to the kernels; all else goes to the Python
+    frontend's rules. Example: f32[10,10] - f32[1,10] and i32[100] * 3 take this path;
+    i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
     cdef Tensor x, y, out
     cdef int od
     cdef char* ptrs[3]
     cdef int64_t sizes[3]
-    cdef char scalar_buf[16]
     if type(a) is Tensor and not _lazy_depth:
         x = <Tensor>a
         if (x._flags & F_C_CONTIG) and not (x._flags & F_TILED):
             if type(b) is Tensor:
                 y = <Tensor>b
                 if (y._dtype == x._dtype and (y._flags & F_C_CONTIG)
-                        and not (y._flags & F_TILED)
-                        and (y._shape is x._shape or y._shape == x._shape)):
+                        and not (y._flags & F_TILED)):
                     od = _fast_out[op * NUM_DTYPES + x._dtype]
-                    if od >= 0:
+                    if od >= 0 and (y._shape is x._shape or y._shape == x._shape):
                         out = _alloc_like_shape(od, x)
                         ptrs[0] = x._data
                         ptrs[1] = y._data
@@ -1607,19 +1691,13 @@ cdef object _binop(object a, object b, int op, str name):
                         with nogil:
                             ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
                         return out
-            elif type(b) is float and (KIND[x._dtype] == b'f'[0] or KIND[x._dtype] == b'c'[0]):
-                od = _fast_out[op * NUM_DTYPES + x._dtype]
-                if od >= 0:
-                    _write_scalar(scalar_buf, x._dtype, b)
-                    out = _alloc_like_shape(od, x)
-                    ptrs[0] = x._data
-                    ptrs[1] = scalar_buf
-                    ptrs[2] = out._data
-                    sizes[0] = ITEMSIZE[x._dtype]
-                    sizes[1] = 0
-                    sizes[2] = ITEMSIZE[od]
-                    with nogil:
-                        ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+                    if od >= 0:
+                        out = _binop_broadcast(x, y, op, od)
+                        if out is not None:
+                            return out
+            elif _weak_scalar_fits(x._dtype, b):
+                out = _binop_scalar(x, b, op, False)
+                if out is not None:
                     return out
     return _frontend.binary(name, a, b)
 
@@ -1656,28 +1734,14 @@ def unary_contiguous(object a, tuple per_dtype):
 
 
 cdef object _binop_reflected(Tensor x, object b, int op, str name):
-    """``b <op> x`` for a Python float ``b`` and a float tensor x (e.g. ``2.0 * t``): the
-    scalar is broadcast as the first operand; everything else goes to the frontend."""
-    cdef Tensor out
-    cdef int od
-    cdef char* ptrs[3]
-    cdef int64_t sizes[3]
-    cdef char scalar_buf[16]
-    if (type(b) is float and not _lazy_depth and (x._flags & F_C_CONTIG)
-            and not (x._flags & F_TILED)
-            and (KIND[x._dtype] == b'f'[0] or KIND[x._dtype] == b'c'[0])):
-        od = _fast_out[op * NUM_DTYPES + x._dtype]
-        if od >= 0:
-            _write_scalar(scalar_buf, x._dtype, b)
-            out = _alloc_like_shape(od, x)
-            ptrs[0] = scalar_buf
-            ptrs[1] = x._data
-            ptrs[2] = out._data
-            sizes[0] = 0
-            sizes[1] = ITEMSIZE[x._dtype]
-            sizes[2] = ITEMSIZE[od]
-            with nogil:
-                ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+    """``b <op> x`` for a weak Python scalar ``b`` that fits x's dtype (e.g. ``2.0 * t``,
+    ``1 - t``): the scalar is broadcast as the first operand; everything else goes to the
+    frontend."""
+    cdef object out
+    if (not _lazy_depth and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
+            and _weak_scalar_fits(x._dtype, b)):
+        out = _binop_scalar(x, b, op, True)
+        if out is not None:
             return out
     return _frontend.binary(name, b, x)
 
