@@ -21,6 +21,7 @@ from cpython.pycapsule cimport (PyCapsule_GetPointer, PyCapsule_IsValid, PyCapsu
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, uint32_t, uintptr_t
 from libc.stdlib cimport free, malloc
+from libc.math cimport INFINITY
 from libc.string cimport memcpy, memset
 from libcpp.string cimport string
 from libcpp.vector cimport vector
@@ -1586,12 +1587,19 @@ cdef bint _weak_scalar_fits(int dtype, object b):
     take the frontend's rules (bool + int is int64)."""
     cdef char k = KIND[dtype]
     cdef int bits
-    if type(b) is float:
-        return k == b'f'[0] or k == b'c'[0]
+    cdef double v, fmax
+    if type(b) is float or type(b) is int:
+        if k == b'f'[0] or k == b'c'[0]:
+            # finite values beyond the dtype's range would overflow in the cast, which
+            # NumPy reports with a RuntimeWarning: those take the frontend's path
+            if type(b) is int and not (-9007199254740992 <= b <= 9007199254740992):
+                return False
+            v = b
+            fmax = 65504.0 if dtype == D_F16 else 3.3895313892515355e38 if dtype == D_BF16 \
+                else 3.4028234663852886e38 if (dtype == D_F32 or dtype == D_C64) else INFINITY
+            return v != v or v == INFINITY or v == -INFINITY or -fmax <= v <= fmax
     if type(b) is not int:
         return False
-    if k == b'f'[0] or k == b'c'[0]:
-        return -9007199254740992 <= b <= 9007199254740992
     bits = 8 * ITEMSIZE[dtype]
     if k == b'i'[0]:
         return -(1 << (bits - 1)) <= b < (1 << (bits - 1))
