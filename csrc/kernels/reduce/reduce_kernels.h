@@ -241,11 +241,12 @@ template <class T, class F> struct Kern {
   //                         lanes[1] =  (x1 + x5) + (x3 + x7).
   // (Each fold starts from the identity.) A full leaf (kLeafLanes = 64 L) is 32 terms per
   // set, as many as the one-set 32 L leaf it replaced, so the error bound is unchanged.
-  // Measured on Zen 3 (docs/performance.md, session 4): two sets give 2 x kNV
-  // independent chains (4 ymm on AVX2, 2 zmm on AVX-512), +14% on L3-resident data; the
-  // longer leaf and no software prefetch (prefetcht0 1 KiB ahead cost 5-15% against the
-  // hardware prefetcher alone) bring a DRAM-bound sum to 0.90-0.95 of a plain
-  // 4-accumulator loop, from 0.85-0.91. A 32 L two-set leaf (16 iterations) read 0.70-0.79.
+  // Measured on Zen 3 against a plain 4-accumulator read loop (docs/performance.md,
+  // session 4): 2 threads over 64 MiB 0.89-0.95 of it (the one-set 32 L leaf with a
+  // prefetcht0 1 KiB ahead: 0.87-0.91), 1 thread 0.86-0.92 (0.81-0.86), L3-resident 0.88
+  // (0.77). Two sets give 2 x kNV independent chains (4 ymm on AVX2, 2 zmm on AVX-512);
+  // the prefetch cost 5-15% against the hardware prefetcher alone; a two-set 32 L leaf
+  // (16 iterations) read only 0.74-0.79.
   static void leaf(const char* x, int64_t s, int64_t k0, int64_t m, H* lanes) {
     int64_t k = 0;
     const bool contig = s == int64_t(sizeof(T));
