@@ -5,9 +5,12 @@ The tests import the *installed* xarr (run pytest from /tmp or with
 ``--import-mode=importlib``).
 """
 
+import atexit
 import math
 import os
+import shutil
 import sys
+import tempfile
 
 import ml_dtypes
 import numpy as np
@@ -15,6 +18,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import xarr as xa
+
+# Native kernels the tests compile go to a throwaway cache, not the user's
+# ~/.cache/xarr (an XARR_CACHE_DIR set by the caller is respected).
+if "XARR_CACHE_DIR" not in os.environ:
+    os.environ["XARR_CACHE_DIR"] = tempfile.mkdtemp(prefix="xarr-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["XARR_CACHE_DIR"], ignore_errors=True)
 
 # Test modules import these helpers with ``from conftest import ...``; under
 # ``--import-mode=importlib`` the tests directory is not on sys.path by itself.

@@ -64,9 +64,12 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
         int op, dtype, out_dtype, nargs, dst
         int args[3]
     ctypedef void (*NativeFusedFn)(char** args, const char** consts, int64_t n)
+    cdef cppclass NativeForm:
+        NativeFusedFn fn
+        int isa
     cdef cppclass FusedProgram:
         int ninputs, ntemps, nconst, reduce_op
-        NativeFusedFn native
+        const NativeForm* native
         vector[int] input_dtypes
         vector[int] temp_dtypes
         vector[int] output_dtypes
@@ -1634,16 +1637,14 @@ cdef object _binop_scalar(Tensor x, object b, int op, bint scalar_first):
 
 cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
     """x <op> y for same-dtype C-contiguous tensors of different shapes that broadcast
-    (NumPy's rules, right-aligned); a new row-major result. None when the shapes do not
-    broadcast (the frontend raises the error)."""
+    (NumPy's rules, right-aligned) into a new row-major result, by run_elementwise. None
+    when the shapes do not broadcast (the frontend raises the error). ``od`` comes from
+    _fast_out, whose entries all have a kernel loop."""
     cdef int nd = x._ndim if x._ndim > y._ndim else y._ndim
     cdef int i, ox = nd - x._ndim, oy = nd - y._ndim
     cdef int64_t dims[MAXDIM]
     cdef int64_t dx, dy
-    cdef char* ptrs[3]
-    cdef int64_t strides[3 * MAXDIM]
     cdef Tensor out
-    cdef int rc
     for i in range(nd):
         dx = x._dims[i - ox] if i >= ox else 1
         dy = y._dims[i - oy] if i >= oy else 1
@@ -1654,19 +1655,8 @@ cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
         else:
             return None
     out = _alloc_tensor(od, nd, dims, None, False)
-    if out._size == 0:
-        return out
-    _broadcast_strides(x, nd, out._dims, &strides[0])
-    _broadcast_strides(y, nd, out._dims, &strides[nd])
-    for i in range(nd):
-        strides[2 * nd + i] = out._strides[i]
-    ptrs[0] = x._data
-    ptrs[1] = y._data
-    ptrs[2] = out._data
-    with nogil:
-        rc = ew_run(op, x._dtype, 3, ptrs, nd, out._dims, strides)
-    if rc != 0:
-        return None
+    if out._size:
+        run_elementwise(op, x._dtype, out, (x, y))
     return out
 
 

@@ -159,6 +159,46 @@ void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, 
   alignas(64) static thread_local char arena[kArenaBytes];
   auto slot = [&](int s) { return arena + s * b.slot_bytes; };
 
+  const int nout = static_cast<int>(b.out_slot.size());
+  // A computed block [lo, lo + m): to the sink, or its staged outputs streamed to memory.
+  auto flush = [&](int64_t lo, int64_t m) {
+    if constexpr (kSink) {
+      (*sink)(slot(b.out_slot[0]), lo, m);
+    } else {
+      for (int k = 0; k < nout; ++k) {
+        const int e = b.nvar + k;
+        const int isz = b.out_itemsize[k];
+        if (b.out_slot[k] >= 0 && st[e] == isz)
+          stream_copy(args[e] + lo * isz, slot(b.out_slot[k]), m * isz);
+      }
+    }
+  };
+  // The native form runs when every non-constant input and output is contiguous along
+  // the row (outputs then go to their staging slots exactly as the interpreter's do). It
+  // reads the scalar constants directly and keeps values in registers, so it needs none
+  // of the interpreter's block buffers, and without staged outputs it takes the whole row.
+  bool native = b.native != nullptr;
+  for (int a = 0; a < b.nvar && native; ++a) native = st[a] == b.in_itemsize[a];
+  for (int k = 0; k < nout && native; ++k)
+    native = (kSink && k == 0) || st[b.nvar + k] == b.out_itemsize[k];
+  if (native) {
+    bool staged = kSink;
+    for (int k = 0; k < nout; ++k) staged = staged || b.out_slot[k] >= 0;
+    const int64_t step = staged ? b.block : std::max<int64_t>(n, 1);
+    char* np[kFusedMaxOperands];
+    for (int64_t lo = 0; lo < n; lo += step) {
+      const int64_t m = std::min(step, n - lo);
+      for (int a = 0; a < b.nvar; ++a) np[a] = args[a] + lo * st[a];
+      for (int k = 0; k < nout; ++k) {
+        const int e = b.nvar + k;
+        np[e] = b.out_slot[k] >= 0 ? slot(b.out_slot[k]) : args[e] + lo * st[e];
+      }
+      b.native(np, b.consts.data(), m);
+      flush(lo, m);
+    }
+    if (!kSink && staged) _mm_sfence();
+    return;
+  }
   // Per instruction and operand: the block's pointer is base + lo * step, its stride st.
   struct Arg {
     char* base;
@@ -209,35 +249,6 @@ void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, 
       }
     }
   }
-  const int nout = static_cast<int>(b.out_slot.size());
-  // The native form runs when every non-constant input and output is contiguous along
-  // the row (outputs then go to their staging slots exactly as below).
-  bool native = b.native != nullptr;
-  for (int a = 0; a < b.nvar && native; ++a) native = st[a] == b.in_itemsize[a];
-  for (int k = 0; k < nout && native; ++k)
-    native = (kSink && k == 0) || st[b.nvar + k] == b.out_itemsize[k];
-  if (native) {
-    char* np[kFusedMaxOperands];
-    for (int64_t lo = 0; lo < n; lo += b.block) {
-      const int64_t m = std::min(b.block, n - lo);
-      for (int a = 0; a < b.nvar; ++a) np[a] = args[a] + lo * st[a];
-      for (int k = 0; k < nout; ++k) {
-        const int e = b.nvar + k;
-        np[e] = b.out_slot[k] >= 0 ? slot(b.out_slot[k]) : args[e] + lo * st[e];
-      }
-      b.native(np, b.consts.data(), m);
-      if constexpr (kSink) {
-        (*sink)(slot(b.out_slot[0]), lo, m);
-      } else {
-        for (int k = 0; k < nout; ++k)
-          if (b.out_slot[k] >= 0)
-            stream_copy(args[b.nvar + k] + lo * b.out_itemsize[k], slot(b.out_slot[k]),
-                        m * b.out_itemsize[k]);
-      }
-    }
-    if (!kSink && staged) _mm_sfence();
-    return;
-  }
   // Software prefetch (into L2) of the next block's input lines, spread over the block's
   // loop calls so the memory reads overlap the computation instead of stalling the first
   // loads of each block. Expensive instructions (exp, tanh, ...) are cut into several calls
@@ -282,16 +293,7 @@ void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, 
         if (p1 > p0) b.loops[i](a, s, p1 - p0);
       }
     }
-    if constexpr (kSink) {
-      (*sink)(slot(b.out_slot[0]), lo, m);
-    } else if (staged) {
-      for (int k = 0; k < nout; ++k) {
-        const int e = b.nvar + k;
-        const int isz = b.out_itemsize[k];
-        if (b.out_slot[k] >= 0 && st[e] == isz)
-          stream_copy(args[e] + lo * isz, slot(b.out_slot[k]), m * isz);
-      }
-    }
+    if (kSink || staged) flush(lo, m);
   }
   if (!kSink && staged) _mm_sfence();  // order the streaming stores before the engine's join
 }
@@ -372,9 +374,8 @@ void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t to
   const int nout = static_cast<int>(p.output_dtypes.size());
   const int nconst = p.nconst;
   b.nvar = p.ninputs - nconst;
-  b.native = __atomic_load_n(&p.native, __ATOMIC_ACQUIRE);
-  if (b.native && __atomic_load_n(&p.native_isa, __ATOMIC_RELAXED) != active_isa())
-    b.native = nullptr;
+  const NativeForm* form = __atomic_load_n(&p.native, __ATOMIC_ACQUIRE);
+  b.native = form && form->isa == active_isa() ? form->fn : nullptr;
   for (int a = 0; a < b.nvar; ++a) b.in_itemsize.push_back(dtype_itemsize(p.input_dtypes[a]));
   for (const FusedInstr& ins : p.code) {
     const int pieces = ins.op != kFusedConvert && expensive_op(ins.op) ? kExpensivePieces : 1;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ struct FusedInstr {
 // register's storage dtype, as the interpreter's buffers hold it.
 using NativeFusedFn = void (*)(char* const* args, const char* const* consts, int64_t n);
 
+struct NativeForm {
+  NativeFusedFn fn;
+  int isa;  // the Isa fn was compiled for
+};
+
 struct FusedProgram {
   int ninputs = 0;
   std::vector<int> input_dtypes;
@@ -69,18 +75,27 @@ struct FusedProgram {
   // them). Semantics are reduce.h's: integers wrap, pred SUM = or (MAX = or, MIN = and),
   // f16/bf16 accumulate in f32, MAX/MIN propagate NaN and are not defined for complex.
   int reduce_op = -1;
-  // The native form, or nullptr (interpret). Set with set_native_fused at any time, also
-  // while another thread runs the program: a run reads it once, when it starts, and uses
-  // it only if native_isa is the active ISA (each ISA's table gives its own bits). eval_rows
-  // uses it for every block whose non-constant inputs and outputs are contiguous along
-  // the row; other rows (strided, broadcast along the row) are interpreted.
-  NativeFusedFn native = nullptr;
-  int native_isa = -1;  // the Isa it was compiled for: used only while that ISA is active
+  // The native form (function + the Isa it was compiled for), or nullptr (interpret).
+  // Set with set_native_fused at any time, also while another thread runs the program: a
+  // run reads the pointer once, when it starts, and uses the function only if its ISA is
+  // the active one (each ISA's table gives its own bits). eval_rows uses it for the row
+  // chunks whose non-constant inputs and outputs are contiguous along the row; other rows
+  // (strided, broadcast along the row) are interpreted.
+  const NativeForm* native = nullptr;
+  // Owns every form ever published (a run may still hold an older one); writers are
+  // serialized by the caller (the Python binding holds the GIL).
+  std::vector<std::shared_ptr<const NativeForm>> native_forms;
 };
 
+// Publishes (f, isa) as p's native form with one atomic store, so a run never pairs one
+// form's function with another's ISA; f == nullptr: interpret again.
 inline void set_native_fused(FusedProgram* p, NativeFusedFn f, int isa) {
-  __atomic_store_n(&p->native_isa, isa, __ATOMIC_RELAXED);
-  __atomic_store_n(&p->native, f, __ATOMIC_RELEASE);
+  const NativeForm* form = nullptr;
+  if (f) {
+    p->native_forms.push_back(std::make_shared<const NativeForm>(NativeForm{f, isa}));
+    form = p->native_forms.back().get();
+  }
+  __atomic_store_n(&p->native, form, __ATOMIC_RELEASE);
 }
 
 // Checks operand counts, registers, dtypes and that a loop exists for every instruction in

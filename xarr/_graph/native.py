@@ -15,13 +15,14 @@ Compiling takes a second or two of one core, so by default it runs on a backgrou
 while the interpreter keeps serving calls (the first calls of a jitted function never
 wait for a compiler); the functor headers are parsed once per machine into a precompiled
 header, so a kernel then compiles in about a second. Compiled libraries are cached by the
-hash of their source, the installed headers, flags and compiler, in memory and on disk (``$XARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/xarr``,
-else ``~/.cache/xarr``).
+hash of their source, the installed headers, flags and compiler, in memory and on disk (a
+``native`` folder in ``$XARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/xarr``, else
+``~/.cache/xarr``; the least recently used entries beyond CACHE_LIMIT bytes are deleted).
 
 Environment: ``XARR_NATIVE=0`` turns native kernels off, ``XARR_NATIVE=sync`` compiles in
 the calling thread (deterministic: tests, benchmarks); ``XARR_CXX`` names the compiler
-(default: the one that built xarr, else ``c++``). Without a compiler or the installed
-headers, every program is interpreted.
+(default: the one that built xarr; one not found on PATH is replaced by ``c++`` or
+``g++``). Without a compiler or the installed headers, every program is interpreted.
 
 Not compiled (interpreted always): complex dtypes (the vector tables take their complex
 products from the reference table), sin/cos/tan (their contiguous loops fix large
@@ -38,18 +39,18 @@ Worked example: ``jit(lambda x: x * 1.5 + 2)`` on f32 gives the program
 
 from __future__ import annotations
 
-import hashlib
 import os
 import queue
-import shutil
-import subprocess
-import tempfile
 import threading
 import warnings
 from pathlib import Path
 
 from xarr import _core
+from xarr._dtypes import CODE_OF_XLA
 from xarr._tensor import FUSED_CONVERT
+
+# hashlib, shutil, subprocess and tempfile are imported where a compile needs them:
+# together they cost ~25 ms of every `import xarr` otherwise.
 
 # Elements x instructions a kernel runs before it is compiled: 64M, e.g. one call of a
 # 4-op chain on 16M elements, or 160 calls of a 4-op chain on 100K.
@@ -58,7 +59,7 @@ HOT_WORK = 1 << 26
 # Storage type of each dtype code (csrc/core/dtype.h DType); complex has no native form.
 CTYPES = ("bool", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
           "uint32_t", "uint64_t", "f16", "bf16", "float", "double")
-_F16, _BF16 = 9, 10
+_F16, _BF16 = CODE_OF_XLA["f16"], CODE_OF_XLA["bf16"]
 _OPS = _core.ew_ops()
 _FUNCTORS = _core.ew_functors()
 _SELECT = _OPS["SELECT"][0]
@@ -96,8 +97,6 @@ def source(spec, name="xarr_fused"):
         value[nin + c] = f"k{c}"
     used_inputs = set()
     for n, (op, dt, odt, args, dst) in enumerate(code):
-        if dt >= len(CTYPES) or odt >= len(CTYPES):
-            return None
         for a in args:
             if a < nin:
                 used_inputs.add(a)
@@ -168,9 +167,10 @@ class _Toolchain:
     """The compiler command for the active ISA, or the reason there is none."""
 
     def __init__(self):
+        import hashlib
+        import shutil
+        import subprocess
         self.error = None
-        self.cmd = None
-        self.key = ""
         flags_file = _INCLUDE / "native_flags.txt"
         if not flags_file.is_file():
             self.error = f"no {flags_file} (xarr was not installed with its headers)"
@@ -217,6 +217,7 @@ class _Toolchain:
                 ["-I", str(_INCLUDE), str(src), "-o", str(out)])
 
     def cache_key(self, isa, text):
+        import hashlib
         h = hashlib.sha256()
         for part in (self.cxx, self.version, self.headers, self.conf.get("common", ""),
                      self.conf.get(isa, ""), isa, text):
@@ -245,6 +246,35 @@ def cache_dir():
     return Path(base) / "native"
 
 
+# Bytes of compiled kernels and precompiled preludes (~35 MB each) kept on disk.
+CACHE_LIMIT = 512 << 20
+
+
+def _trim_cache(d, keep):
+    """Deletes the least recently used entries of cache folder ``d`` (fused_*.so files and
+    prelude_* folders; their mtime is refreshed on use) until it holds at most
+    CACHE_LIMIT bytes; paths in ``keep`` stay. Another process may hold a deleted library
+    (its mapping survives) or race us: errors are ignored."""
+    import shutil
+    try:
+        entries = [(e.stat().st_mtime, e.stat().st_size, e) for e in d.glob("fused_*.so")]
+        entries += [(e.stat().st_mtime, sum(f.stat().st_size for f in e.iterdir()), e)
+                    for e in d.glob("prelude_*") if e.is_dir()]
+        total = sum(size for _, size, _ in entries)
+        for _, size, e in sorted(entries, key=lambda t: t[0]):
+            if total <= CACHE_LIMIT:
+                break
+            if e in keep:
+                continue
+            if e.is_dir():
+                shutil.rmtree(e, ignore_errors=True)
+            else:
+                e.unlink()
+            total -= size
+    except OSError:
+        pass
+
+
 def available():
     """True when programs can be compiled here (a compiler, the headers, a vector ISA)."""
     return (mode() != "off" and toolchain().error is None and
@@ -265,6 +295,9 @@ def _prelude_pch(isa):
     the functor and vector-math headers), or None when the compiler cannot make one."""
     if isa in _prelude_dirs:
         return _prelude_dirs[isa]
+    import shutil
+    import subprocess
+    import tempfile
     tc = toolchain()
     base = cache_dir()
     d = base / f"prelude_{tc.cache_key(isa, PRELUDE)}"
@@ -285,7 +318,13 @@ def _prelude_pch(isa):
                 shutil.rmtree(tmp, ignore_errors=True)
         except (OSError, subprocess.SubprocessError):
             pass
-    if not (d / (PRELUDE_HEADER + ".gch")).is_file():
+    if (d / (PRELUDE_HEADER + ".gch")).is_file():
+        try:
+            os.utime(d)   # recently used: the cache trim keeps it
+        except OSError:
+            pass
+        _trim_cache(base, keep={d})
+    else:
         d = None
     _prelude_dirs[isa] = d
     return d
@@ -295,6 +334,8 @@ def _load(isa, funcs):
     """The library of PRELUDE + ``funcs`` (C++ functions) compiled for ``isa``, from
     memory, disk or the compiler; None when compiling failed (a warning says why)."""
     import ctypes
+    import subprocess
+    import tempfile
     tc = toolchain()
     text = PRELUDE + funcs
     key = tc.cache_key(isa, text)
@@ -317,6 +358,9 @@ def _load(isa, funcs):
                 if r.returncode != 0:
                     raise RuntimeError(r.stderr.strip()[-2000:])
                 os.replace(out, so)  # atomic: other processes see a whole file or none
+            _trim_cache(d, keep={so, pch})
+        else:
+            os.utime(so)
         lib = ctypes.CDLL(str(so))
     except (OSError, RuntimeError, subprocess.SubprocessError) as e:
         warnings.warn(f"xarr: native fused kernels failed to compile; they stay "
@@ -351,11 +395,6 @@ def compile_kernels(kernels):
     return len(todo)
 
 
-def compile_kernel(kernel):
-    """compile_kernels([kernel]) == 1."""
-    return compile_kernels([kernel]) == 1
-
-
 # ----------------------------------------------------------------------- background
 _queue = queue.Queue()
 _worker = None
@@ -381,7 +420,7 @@ def _work():
 
 def _on_hot(kernel):
     if mode() == "sync":
-        compile_kernel(kernel)
+        compile_kernels([kernel])
         return
     global _worker
     with _worker_lock:
@@ -398,7 +437,7 @@ def watch(kernel):
 
 
 def wait():
-    """Blocks until every native compile asked for so far has finished (benchmarks
-    call it after warming up, so they time the kernels users run after the first
-    second)."""
+    """Blocks until every native compile asked for so far has finished.
+    xarr.tour.best_time / per_call (which the benchmarks use) call it after their warm-up
+    call, so they time the kernels users run after the first second."""
     _queue.join()

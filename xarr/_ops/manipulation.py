@@ -17,14 +17,16 @@ def _arr(x):
     return S.as_operand(x)
 
 
-def normalize_axis(axis, ndim, fn):
-    """``axis`` in [-ndim, ndim) as a non-negative int, else ValueError naming fn."""
+def normalize_axis(axis, ndim, fn, module="xa"):
+    """``axis`` in [-ndim, ndim) as a non-negative int, else ValueError naming
+    ``module.fn`` (xa.* or lax.*)."""
     try:
         a = operator.index(axis)
     except TypeError:
-        raise TypeError(f"xa.{fn}: axis must be an integer, got {axis!r}") from None
+        raise TypeError(f"{module}.{fn}: axis must be an integer, got {axis!r}") from None
     if not -ndim <= a < ndim:
-        raise ValueError(f"xa.{fn}: axis {a} is out of bounds for array of dimension {ndim}")
+        raise ValueError(f"{module}.{fn}: axis {a} is out of bounds for array of dimension "
+                         f"{ndim}")
     return a % ndim if ndim else a
 
 

@@ -474,12 +474,10 @@ def squeeze(array, dimensions):
     """Removes the given size-1 dims."""
     array = as_operand(array)
     shape = tuple(array.shape)
-    n = len(shape)
+    from xarr._ops.manipulation import normalize_axis
     given = _ints(dimensions, "dimensions", "squeeze")
-    dims = tuple(d + n if -n <= d < 0 else d for d in given)
+    dims = tuple(normalize_axis(d, len(shape), "squeeze", "lax") for d in given)
     for g, d in zip(given, dims):
-        if not 0 <= d < n:
-            raise ValueError(f"lax.squeeze: dimension {g} out of range for shape {shape}")
         if shape[d] != 1:
             raise ValueError(f"lax.squeeze: dimension {g} of shape {shape} is not of size 1")
     return reshape(array, tuple(s for i, s in enumerate(shape) if i not in dims))
@@ -489,13 +487,10 @@ def expand_dims(array, dimensions):
     """Inserts size-1 dims at ``dimensions`` (positions in the result)."""
     array = as_operand(array)
     shape = list(array.shape)
+    from xarr._ops.manipulation import normalize_axis
     given = _ints(dimensions, "dimensions", "expand_dims")
-    n = len(shape) + len(given)
-    for d in given:
-        if not -n <= d < n:
-            raise ValueError(f"lax.expand_dims: dimension {d} out of range for a rank-{n} "
-                             f"result (operand shape {tuple(shape)})")
-    dims = sorted(d % n for d in given)
+    n = len(shape) + len(given)   # the positions are dims of the result
+    dims = sorted(normalize_axis(d, n, "expand_dims", "lax") for d in given)
     if len(set(dims)) != len(dims):
         raise ValueError(f"lax.expand_dims: repeated dimensions {tuple(dimensions)}")
     for d in dims:

@@ -67,11 +67,22 @@ const char* const kOpNames[] = {
     XARR_EW_OPS(XARR_EW_NAME)
 #undef XARR_EW_NAME
 };
-const int kOpArity[] = {
+constexpr int kOpArity[] = {
 #define XARR_EW_AR(name, arity) arity,
     XARR_EW_OPS(XARR_EW_AR)
 #undef XARR_EW_AR
 };
+
+// The two op lists of ew_table.h must agree: every op but SELECT has exactly one functor
+// entry (a duplicate would repeat a case label in ew_functor_name), with the same arity.
+#define XARR_EW_COUNT(OPC, FUNCTOR, AR) +1
+static_assert(0 XARR_EW_FUNCTORS(XARR_EW_COUNT) == kNumEwOps - 1,
+              "XARR_EW_FUNCTORS must list every op of XARR_EW_OPS except SELECT");
+#undef XARR_EW_COUNT
+#define XARR_EW_SAME_ARITY(OPC, FUNCTOR, AR) \
+  static_assert(kOpArity[kEw_##OPC] == (AR), "arity of " #OPC " differs between the lists");
+XARR_EW_FUNCTORS(XARR_EW_SAME_ARITY)
+#undef XARR_EW_SAME_ARITY
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 // per-ISA registry. Type- and ISA-free: the arithmetic is in the ReduceKernel primitives.
 #include "kernels/reduce/reduce.h"
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -149,8 +148,11 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
   const int nt = threads_for(nout * per);
   const int levels = cascade_levels(nrows);
   if (nout >= 16 || per < 2 * kUnit) {
+    // Chunks of up to 16 outputs, but at least 8 chunks per thread: [16, 1M] must not
+    // become one chunk on one thread.
+    const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, nout / (8 * nt)));
     parallel_for_dynamic(
-        nt, nout, 16, [&] { return Cascade(k.combine_h, k.lanes, kLanesBytes, levels); },
+        nt, nout, chunk, [&] { return Cascade(k.combine_h, k.lanes, kLanesBytes, levels); },
         [&](Cascade& c, int64_t o) {
           int64_t so, dof;
           out.offsets(o, &so, &dof);
@@ -170,12 +172,12 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
       const int64_t cpr = (n0 + C - 1) / C;
       const int64_t units = nrows * cpr;
       std::vector<char> part(static_cast<size_t>(units * kLanesBytes));
-#pragma omp parallel for schedule(dynamic, 4) num_threads(nt) if (nt > 1)
-      for (int64_t u = 0; u < units; ++u) {
+      // Units (>= kUnit elements each) go out one at a time.
+      parallel_for_dynamic(nt, units, 1, [] { return 0; }, [&](int&, int64_t u) {
         const int64_t r = u / cpr, q = u % cpr;
         k.row(x + row_offset(rows, r) + q * C * s0, std::min(C, n0 - q * C), s0,
               part.data() + u * kLanesBytes);
-      }
+      });
       Cascade inner(k.combine_h, k.lanes, kLanesBytes, cascade_levels(cpr));
       const bool tail = n0 % C != 0;
       for (int64_t r = 0; r < nrows; ++r) {
@@ -191,19 +193,17 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
       const int64_t G = pow2_multiple(1, std::max<int64_t>(1, kUnit / std::max<int64_t>(n0, 1)));
       const int64_t groups = (nrows + G - 1) / G;
       std::vector<char> part(static_cast<size_t>(groups * kLanesBytes));
-#pragma omp parallel num_threads(nt) if (nt > 1)
-      {
-        Cascade c(k.combine_h, k.lanes, kLanesBytes, cascade_levels(G));
-#pragma omp for schedule(dynamic, 4)
-        for (int64_t g = 0; g < groups; ++g) {
-          const int64_t hi = std::min(nrows, (g + 1) * G);
-          for (int64_t r = g * G; r < hi; ++r) {
-            k.row(x + row_offset(rows, r), n0, s0, c.slot());
-            c.push();
-          }
-          std::memcpy(part.data() + g * kLanesBytes, c.fold(false), kLanesBytes);
-        }
-      }
+      const int glevels = cascade_levels(G);
+      parallel_for_dynamic(
+          nt, groups, 1, [&] { return Cascade(k.combine_h, k.lanes, kLanesBytes, glevels); },
+          [&](Cascade& c, int64_t g) {
+            const int64_t hi = std::min(nrows, (g + 1) * G);
+            for (int64_t r = g * G; r < hi; ++r) {
+              k.row(x + row_offset(rows, r), n0, s0, c.slot());
+              c.push();
+            }
+            std::memcpy(part.data() + g * kLanesBytes, c.fold(false), kLanesBytes);
+          });
       const bool tail = nrows % G != 0;
       for (int64_t g = 0; g < groups; ++g) {
         std::memcpy(outer.slot(), part.data() + g * kLanesBytes, kLanesBytes);
@@ -275,17 +275,15 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
     const int64_t chunks = (nrows + RC - 1) / RC;
     const size_t pbytes = abytes * static_cast<size_t>(w);
     std::vector<char> part(pbytes * static_cast<size_t>(chunks));
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-      std::vector<char> scratch(pbytes * (cascade_levels(RC / k.row_leaf) + 1));
-#pragma omp for schedule(dynamic, 1)
-      for (int64_t ch = 0; ch < chunks; ++ch) {
-        RowSpan rs = rows;
-        rs.begin = ch * RC;
-        rs.end = std::min(nrows, (ch + 1) * RC);
-        k.cols(x, w, col.s, rs, part.data() + ch * pbytes, scratch.data());
-      }
-    }
+    parallel_for_dynamic(
+        nt, chunks, 1,
+        [&] { return std::vector<char>(pbytes * (cascade_levels(RC / k.row_leaf) + 1)); },
+        [&](std::vector<char>& scratch, int64_t ch) {
+          RowSpan rs = rows;
+          rs.begin = ch * RC;
+          rs.end = std::min(nrows, (ch + 1) * RC);
+          k.cols(x, w, col.s, rs, part.data() + ch * pbytes, scratch.data());
+        });
     Cascade c(k.combine_a, w, pbytes, cascade_levels(chunks));
     const bool tail = nrows % RC != 0;
     for (int64_t ch = 0; ch < chunks; ++ch) {
@@ -321,10 +319,10 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
     for (int64_t o = 0; o < nout; ++o) {
       int64_t so, dof;
       out.offsets(o, &so, &dof);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-      for (int64_t q = 0; q < chunks; ++q)
+      parallel_for(nt, chunks, [&](int64_t q) {
         k.arg_row(src + so + q * C * red.s, std::min(C, red.n - q * C), red.s, &idx[q],
                   val.data() + q * 16);
+      });
       int64_t best = 0;
       for (int64_t q = 1; q < chunks; ++q)
         if (k.arg_better(val.data() + q * 16, val.data() + best * 16)) best = q;

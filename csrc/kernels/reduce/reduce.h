@@ -25,9 +25,10 @@
 //
 // Semantics (same dtype in and out; argmax/argmin write s64):
 //   SUM, PROD    integers wrap; f16/bf16 accumulate in f32 and round once at the end;
-//                float SUM is pairwise: leaves of 32 elements per accumulator lane (32 rows
-//                for a major dim) combined in a binary tree, so the error grows like
-//                O(log n). pred: SUM = or, PROD = and (XLA's add/mul on pred).
+//                float SUM is pairwise: each accumulator lane adds 32 elements in order
+//                (a contiguous leaf has two interleaved sets of 32 per lane; a major dim's
+//                leaf is 32 rows), and leaves combine in a binary tree, so the error grows
+//                like O(log n). pred: SUM = or, PROD = and (XLA's add/mul on pred).
 //   MAX, MIN     propagate NaN (any NaN input gives a NaN); integers and pred as usual.
 //                Not defined for complex. Identities: -inf/+inf, the type's min/max.
 //   AND, OR      bitwise for integers, logical for pred. Identities: all ones / 0.
@@ -93,8 +94,8 @@ inline int64_t row_offset(const RowSpan& rs, int64_t r) {
 // The per-(op, dtype) primitives one ISA provides. `A` is the accumulator type (f32 for
 // f16/bf16, the unsigned type for integer SUM/PROD, the type itself otherwise) and `H` the
 // type of a horizontal lane (A, or A's real type for complex SUM). A horizontal partial is
-// always 64 bytes: kLanes = 64 / sizeof(H) lanes; lane j accumulates lane elements
-// j, j + kLanes, j + 2 kLanes, ... of a leaf (`leaf` storage elements).
+// always 64 bytes: kLanes = 64 / sizeof(H) lanes; how a leaf (`leaf` storage elements)
+// folds into them is documented at reduce_kernels.h's `leaf`.
 struct ReduceKernel {
   int acc_size = 0;     // sizeof(A)
   int lanes = 0;        // horizontal lanes (of H)

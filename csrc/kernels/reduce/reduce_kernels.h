@@ -245,8 +245,8 @@ template <class T, class F> struct Kern {
   // session 4): 2 threads over 64 MiB 0.89-0.95 of it (the one-set 32 L leaf with a
   // prefetcht0 1 KiB ahead: 0.87-0.91), 1 thread 0.86-0.92 (0.81-0.86), L3-resident 0.88
   // (0.77). Two sets give 2 x kNV independent chains (4 ymm on AVX2, 2 zmm on AVX-512);
-  // the prefetch cost 5-15% against the hardware prefetcher alone; a two-set 32 L leaf
-  // (16 iterations) read only 0.74-0.79.
+  // the prefetch cost 1-7% (2 threads) and 12-15% (1 thread) against the hardware
+  // prefetcher alone; a two-set 32 L leaf (16 iterations) read only 0.74-0.79.
   static void leaf(const char* x, int64_t s, int64_t k0, int64_t m, H* lanes) {
     int64_t k = 0;
     const bool contig = s == int64_t(sizeof(T));
