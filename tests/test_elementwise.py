@@ -742,11 +742,11 @@ def test_unary_fast_path_runs_what_the_general_path_runs():
     the bits of the general path (the same values through a strided view, which must take
     it), and the table leaves out what the rules convert (exp of int32 is float64)."""
     from xarr import _tensor
-    from xarr._ops.elementwise import _UNARY_FAST
+    from xarr._ops.elementwise import UNARY_FAST
     from xarr._dtypes import DTYPES
     rng = np.random.default_rng(21)
     checked = 0
-    for name, per_dtype in _UNARY_FAST.items():
+    for name, per_dtype in UNARY_FAST.items():
         for code, entry in enumerate(per_dtype):
             if entry is None:
                 continue
@@ -767,12 +767,12 @@ def test_unary_fast_path_runs_what_the_general_path_runs():
                 np.asarray(fast).tobytes()
             checked += 1
     assert checked > 300
-    assert _UNARY_FAST["exp"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
+    assert UNARY_FAST["exp"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
     assert xa.exp(xa.asarray(np.arange(3, dtype=np.int32))).dtype == np.float64
-    assert _UNARY_FAST["floor"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
+    assert UNARY_FAST["floor"][xa._dtypes.CODE_OF[np.dtype(np.int32)]] is None
     with xa.lazy():   # inside xa.lazy the fast path steps aside so the op is recorded
         assert _tensor.unary_contiguous(xa.asarray(np.ones(3, np.float32)),
-                                        _UNARY_FAST["exp"]) is None
+                                        UNARY_FAST["exp"]) is None
 
 
 def test_numpy_sign_of_zero_is_positive_lax_sign_keeps_it():

@@ -7,7 +7,7 @@ import pytest
 
 import xarr as xa
 from conftest import make_tensor, random_array, to_np
-from xarr._graph.fused_program import FusedProgram
+from fused_builder import FusedProgram
 
 
 def chain_program(dtype):

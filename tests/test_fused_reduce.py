@@ -1,5 +1,5 @@
 """Fused elementwise producer + reduction (kind=kInput) in the C++ fused executor
-(csrc/fused/executor.h run_fused_reduce), driven through xarr._tensor.FusedKernel with
+(csrc/fused/executor.h run_fused_reduce), driven through xarr._bindings.fused.FusedKernel with
 reduce_op / reduce_ndim: results against the unfused values reduced by NumPy in float64
 (float sums within ~log2(n) eps sum|x|; integer sums, max and min exact), bit for bit
 against the unfused path (run + reduce_run), every dtype, block and chunk boundaries,
@@ -14,10 +14,12 @@ import xarr as xa
 from conftest import (ALL_DTYPES, BF16, COMPLEX, FLOATS, INTS, finfo, kind, make_tensor,
                       random_array, to_np)
 from xarr import _tensor
+from xarr._bindings import reduce as _reduce
+from xarr._bindings.fused import FusedKernel
 from xarr._dtypes import CODE_OF, as_dtype
-from xarr._graph.fused_program import FusedProgram
+from fused_builder import FusedProgram
 
-SUM, MAX, MIN = _tensor.REDUCE_SUM, _tensor.REDUCE_MAX, _tensor.REDUCE_MIN
+SUM, MAX, MIN = _reduce.REDUCE_SUM, _reduce.REDUCE_MAX, _reduce.REDUCE_MIN
 F32_BLOCK = 2048          # f32 reduce block (4 leaves of 512; csrc/fused/executor.cpp)
 F64_BLOCK = 1024
 CHUNK = 1 << 16           # kFusedReduceChunk
@@ -41,7 +43,7 @@ def axpy_program(dtype):
 
 
 def kernel(p, op, shape, nred, maps=None, out_m2m=None):
-    k = _tensor.FusedKernel(p.input_dtypes, p.temp_dtypes, p.output_dtypes, p.code,
+    k = FusedKernel(p.input_dtypes, p.temp_dtypes, p.output_dtypes, p.code,
                             [_tensor.scalar_tensor(v, c) for v, c in p.constants],
                             reduce_op=op)
     n = len(p.input_dtypes)
@@ -57,7 +59,7 @@ def values(p, inputs, shape):
 
 def unfused_reduce(v, op, nred):
     out = xa.empty(v.shape[:v.ndim - nred], v.dtype)
-    _tensor.reduce_into(op, out, v, list(range(v.ndim - nred, v.ndim)))
+    _reduce.reduce_into(op, out, v, list(range(v.ndim - nred, v.ndim)))
     return out
 
 
@@ -354,9 +356,9 @@ def test_validation():
     with pytest.raises(ValueError, match="exactly one output"):
         kernel(p, SUM, (4,), 1)
     with pytest.raises(ValueError, match="reduce_op"):
-        kernel(axpy_program(xa.float32), _tensor.REDUCE_PROD, (4,), 1)
+        kernel(axpy_program(xa.float32), _reduce.REDUCE_PROD, (4,), 1)
     q = axpy_program(xa.float32)
-    k = _tensor.FusedKernel(q.input_dtypes, q.temp_dtypes, q.output_dtypes, q.code,
+    k = FusedKernel(q.input_dtypes, q.temp_dtypes, q.output_dtypes, q.code,
                             [_tensor.scalar_tensor(v, c) for v, c in q.constants])
     with pytest.raises(ValueError, match="reduce_ndim"):
         k.bind([0, 1], [None, None], [None, None], (4,), [None], reduce_ndim=1)

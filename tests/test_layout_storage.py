@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import xarr as xa
 from conftest import ALL_DTYPES, SETTINGS
+from xarr._ops import layout as layout_ops
 from xarr._shape import is_padding, tiled_shape
 
 XLA_NAME = dict(zip(ALL_DTYPES, ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32",
@@ -532,7 +533,7 @@ def test_bad_layout_types_raise_type_error(layout):
 
 def test_relayout_of_non_tensor_raises_type_error():
     with pytest.raises(TypeError, match="list"):
-        xa._layout_ops.relayout([[1, 2]], (0, 1))
+        layout_ops.relayout([[1, 2]], (0, 1))
 
 
 def test_layout_errors_name_the_operation():

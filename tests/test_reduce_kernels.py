@@ -17,13 +17,14 @@ import xarr as xa
 from conftest import (ALL_DTYPES, BF16, assert_same, finfo, kind, make_tensor, random_array,
                       to_np)
 from xarr import _tensor as T
+from xarr._bindings import reduce as RK
 from xarr._dtypes import CODE_OF
 
 CORE = xa._core
 ISAS = CORE.supported_isas()
 VECTOR_ISAS = [i for i in ISAS if i != "ref"]
 OPS = ["sum", "prod", "max", "min", "and", "or", "argmax", "argmin"]
-CODE = {name: getattr(T, "REDUCE_" + name.upper()) for name in OPS}
+CODE = {name: getattr(RK, "REDUCE_" + name.upper()) for name in OPS}
 LAYOUTS = ["c", "colmajor", "step", "negstep", "transposed"]
 SHAPES = [(0,), (1,), (7,), (300,), (3, 0), (1, 5), (4, 1), (6, 37), (33, 65), (2, 3, 4),
           (5, 1, 70), (0, 3, 2), (3, 17, 9)]
@@ -31,7 +32,7 @@ PAR = CORE.parallel_min_elements
 
 
 def supported(op, dt):
-    return T.reduce_has_kernel(CODE[op], CODE_OF[np.dtype(dt)])
+    return RK.reduce_has_kernel(CODE[op], CODE_OF[np.dtype(dt)])
 
 
 def expected_support(op, dt):
@@ -54,7 +55,7 @@ def run(op, t, axes, keepdims=False, m2m=None):
     shape = tuple(t.shape)
     dt = np.dtype(np.int64) if op.startswith("arg") else np.dtype(t.dtype)
     out = T.empty(out_shape(shape, axes, keepdims), CODE_OF[dt], m2m)
-    T.reduce_into(CODE[op], out, t, tuple(axes))
+    RK.reduce_into(CODE[op], out, t, tuple(axes))
     res = to_np(out)
     if keepdims:
         res = res.reshape(out_shape(shape, axes, False))
@@ -379,33 +380,33 @@ def test_bad_input_raises():
     t = xa.asarray(np.ones((3, 4), np.float32))
     out = T.empty((3,), CODE_OF[np.dtype(np.float32)])
     with pytest.raises(ValueError, match="unknown op"):
-        T.reduce_into(99, out, t, (1,))
+        RK.reduce_into(99, out, t, (1,))
     with pytest.raises(ValueError, match="out of range"):
-        T.reduce_into(T.REDUCE_SUM, out, t, (2,))
+        RK.reduce_into(RK.REDUCE_SUM, out, t, (2,))
     with pytest.raises(ValueError, match="repeated"):
-        T.reduce_into(T.REDUCE_SUM, T.empty((), 11), t, (1, -1))
+        RK.reduce_into(RK.REDUCE_SUM, T.empty((), 11), t, (1, -1))
     with pytest.raises(TypeError, match="axes"):
-        T.reduce_into(T.REDUCE_SUM, out, t, 1)
+        RK.reduce_into(RK.REDUCE_SUM, out, t, 1)
     with pytest.raises(ValueError, match="shape"):
-        T.reduce_into(T.REDUCE_SUM, out, t, (0,))
+        RK.reduce_into(RK.REDUCE_SUM, out, t, (0,))
     with pytest.raises(ValueError, match="rank"):
-        T.reduce_into(T.REDUCE_SUM, T.empty((3, 4, 1), 11), t, (1,))
+        RK.reduce_into(RK.REDUCE_SUM, T.empty((3, 4, 1), 11), t, (1,))
     with pytest.raises(TypeError, match="dtype"):
-        T.reduce_into(T.REDUCE_SUM, T.empty((3,), CODE_OF[np.dtype(np.float64)]), t, (1,))
+        RK.reduce_into(RK.REDUCE_SUM, T.empty((3,), CODE_OF[np.dtype(np.float64)]), t, (1,))
     with pytest.raises(TypeError, match="int64"):
-        T.reduce_into(T.REDUCE_ARGMAX, out, t, (1,))
+        RK.reduce_into(RK.REDUCE_ARGMAX, out, t, (1,))
     with pytest.raises(ValueError, match="exactly one axis"):
-        T.reduce_into(T.REDUCE_ARGMAX, T.empty((), 4), t, (0, 1))
+        RK.reduce_into(RK.REDUCE_ARGMAX, T.empty((), 4), t, (0, 1))
     with pytest.raises(TypeError, match="not defined"):
         c = xa.asarray(np.ones(3, np.complex64))
-        T.reduce_into(T.REDUCE_MAX, T.empty((), CODE_OF[np.dtype(np.complex64)]), c, (0,))
+        RK.reduce_into(RK.REDUCE_MAX, T.empty((), CODE_OF[np.dtype(np.complex64)]), c, (0,))
     with pytest.raises(TypeError, match="not defined"):
-        T.reduce_into(T.REDUCE_AND, out, t, (1,))
+        RK.reduce_into(RK.REDUCE_AND, out, t, (1,))
     with pytest.raises(ValueError, match="overlaps"):
-        T.reduce_into(T.REDUCE_SUM, t[0], t, (0,))
+        RK.reduce_into(RK.REDUCE_SUM, t[0], t, (0,))
     with pytest.raises(ValueError, match="writeable|strided"):
         ro = xa.asarray(np.ones(3, np.float32))
-        T.reduce_into(T.REDUCE_SUM, T.as_strided_view(ro, (3,), (4,), 0, True), t, (1,))
+        RK.reduce_into(RK.REDUCE_SUM, T.as_strided_view(ro, (3,), (4,), 0, True), t, (1,))
 
 
 def test_block_split_gives_the_serial_tree():

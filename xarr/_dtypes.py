@@ -1,8 +1,9 @@
 """Element types: xarr's dtype table, shared with the C++ core by code.
 
 xarr's dtypes are NumPy dtype objects (``xa.float32 is np.dtype('float32')``), with bfloat16
-from ``ml_dtypes``; shape text uses XLA's short names. The code of each type is its index in
-``DTYPES`` and equals the ``xarr::DType`` enum in ``csrc/core/dtype.h``.
+from ``ml_dtypes``; shape text uses XLA's short names. The table itself (code, XLA name,
+kind, size) is the C++ core's (csrc/core/dtype.h, read through ``_core.dtypes()``); this
+module adds the NumPy dtype of each XLA name and the dtype rules every layer shares.
 
 >>> XLA_NAMES[CODE_OF[np.dtype('float32')]]
 'f32'
@@ -11,8 +12,11 @@ from ``ml_dtypes``; shape text uses XLA's short names. The code of each type is 
 import ml_dtypes
 import numpy as np
 
+from xarr import _core
+
 __all__ = [
-    "DTYPES", "XLA_NAMES", "CODE_OF", "CODE_OF_XLA", "dtype_code", "as_dtype",
+    "DTYPES", "XLA_NAMES", "KINDS", "CODE_OF", "CODE_OF_XLA", "dtype_code", "as_dtype",
+    "check_python_int",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
 ]
@@ -33,16 +37,20 @@ float64 = np.dtype(np.float64)
 complex64 = np.dtype(np.complex64)
 complex128 = np.dtype(np.complex128)
 
-# Index = xarr::DType code. Never reorder.
-DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-          float16, bfloat16, float32, float64, complex64, complex128)
-XLA_NAMES = ("pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64",
-             "f16", "bf16", "f32", "f64", "c64", "c128")
+# The NumPy dtype of each XLA element type name.
+_NUMPY_OF_XLA = {"pred": bool_, "s8": int8, "s16": int16, "s32": int32, "s64": int64,
+                 "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64,
+                 "f16": float16, "bf16": bfloat16, "f32": float32, "f64": float64,
+                 "c64": complex64, "c128": complex128}
+
+_TABLE = _core.dtypes()                          # [(XLA name, kind, itemsize)] by code
+XLA_NAMES = tuple(name for name, _, _ in _TABLE)
+# Kinds: 'b' pred, 'i' signed, 'u' unsigned, 'f' float (incl. bf16), 'c' complex.
+KINDS = tuple(kind for _, kind, _ in _TABLE)
+DTYPES = tuple(_NUMPY_OF_XLA[name] for name in XLA_NAMES)   # index = xarr::DType code
 CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
 CODE_OF_XLA = {name: i for i, name in enumerate(XLA_NAMES)}
-
-# Kinds: 'b' pred, 'i' signed, 'u' unsigned, 'f' float (incl. bf16), 'c' complex.
-KINDS = ("b", "i", "i", "i", "i", "u", "u", "u", "u", "f", "f", "f", "f", "c", "c")
+assert all(dt.itemsize == size for dt, (_, _, size) in zip(DTYPES, _TABLE))
 
 
 def as_dtype(dtype):
@@ -71,3 +79,12 @@ def as_dtype(dtype):
 def dtype_code(dtype):
     """The xarr::DType code of ``dtype`` (see as_dtype)."""
     return CODE_OF[as_dtype(dtype)]
+
+
+def check_python_int(op, value, dtype):
+    """NumPy 2's rule for a Python int given for an integer dtype: it must fit, else
+    OverflowError naming ``op`` (``uint8 + 300`` and ``full(3, -1, uint8)`` raise)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{op}: Python integer {value} out of bounds for {dtype}")

@@ -1,106 +1,104 @@
 """NumPy-style methods shared by ``Tensor`` (xarr/_tensor.pyx) and the graph's ``Traced``
 (xarr/_graph/trace.py): each is the xa function of the same name, so ``t.sum(axis=0)`` is
-``xa.sum(t, axis=0)`` eagerly, under xa.jit and in xa.lazy alike. This module imports
-nothing at load time (the tensor type imports it while the package initializes).
+``xa.sum(t, axis=0)`` eagerly, under xa.jit and in xa.lazy alike. The functions are the
+NumPy frontend's (xarr/_numpy/), reached through xarr/_dispatch.py's registered entry
+points: this module sits below them.
 """
 
-
-def _xa():
-    import xarr
-    return xarr
+from xarr._dispatch import api
 
 
 def sum(self, axis=None, dtype=None, keepdims=False, where=None):  # noqa: A001
-    return _xa().sum(self, axis, dtype, keepdims, where)
+    return api.sum(self, axis, dtype, keepdims, where)
 
 
 def prod(self, axis=None, dtype=None, keepdims=False, where=None):
-    return _xa().prod(self, axis, dtype, keepdims, where)
+    return api.prod(self, axis, dtype, keepdims, where)
 
 
 def mean(self, axis=None, dtype=None, keepdims=False, where=None):
-    return _xa().mean(self, axis, dtype, keepdims, where)
+    return api.mean(self, axis, dtype, keepdims, where)
 
 
 def var(self, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
-    return _xa().var(self, axis, dtype, ddof, keepdims, where)
+    return api.var(self, axis, dtype, ddof, keepdims, where)
 
 
 def std(self, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
-    return _xa().std(self, axis, dtype, ddof, keepdims, where)
+    return api.std(self, axis, dtype, ddof, keepdims, where)
 
 
 def max(self, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
-    return _xa().max(self, axis, keepdims, where, initial)
+    return api.max(self, axis, keepdims, where, initial)
 
 
 def min(self, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
-    return _xa().min(self, axis, keepdims, where, initial)
+    return api.min(self, axis, keepdims, where, initial)
 
 
 def argmax(self, axis=None, keepdims=False):
-    return _xa().argmax(self, axis, keepdims)
+    return api.argmax(self, axis, keepdims)
 
 
 def argmin(self, axis=None, keepdims=False):
-    return _xa().argmin(self, axis, keepdims)
+    return api.argmin(self, axis, keepdims)
 
 
 def any(self, axis=None, keepdims=False, where=None):  # noqa: A001
-    return _xa().any(self, axis, keepdims, where)
+    return api.any(self, axis, keepdims, where)
 
 
 def all(self, axis=None, keepdims=False, where=None):  # noqa: A001
-    return _xa().all(self, axis, keepdims, where)
+    return api.all(self, axis, keepdims, where)
 
 
 def cumsum(self, axis=None, dtype=None):
-    return _xa().cumsum(self, axis, dtype)
+    return api.cumsum(self, axis, dtype)
 
 
 def cumprod(self, axis=None, dtype=None):
-    return _xa().cumprod(self, axis, dtype)
+    return api.cumprod(self, axis, dtype)
 
 
 def ravel(self):
-    return _xa().ravel(self)
+    return api.ravel(self)
 
 
 def flatten(self):
     """A new 1-D tensor (NumPy's flatten always copies)."""
-    return _xa().ravel(self).copy()
+    return api.ravel(self).copy()
 
 
 def squeeze(self, axis=None):
-    return _xa().squeeze(self, axis)
+    return api.squeeze(self, axis)
 
 
 def swapaxes(self, axis1, axis2):
-    return _xa().swapaxes(self, axis1, axis2)
+    return api.swapaxes(self, axis1, axis2)
 
 
 def clip(self, min=None, max=None):  # noqa: A002
-    return _xa().clip(self, min, max)
+    return api.clip(self, min, max)
 
 
 def round(self, decimals=0):  # noqa: A001
-    return _xa().round(self, decimals)
+    return api.round(self, decimals)
 
 
 def nonzero(self):
-    return _xa().nonzero(self)
+    return api.nonzero(self)
 
 
 def repeat(self, repeats, axis=None):
-    return _xa().repeat(self, repeats, axis)
+    return api.repeat(self, repeats, axis)
 
 
 def take(self, indices, axis=None):
-    return _xa().take(self, indices, axis)
+    return api.take(self, indices, axis)
 
 
 def conj(self):
-    return _xa().conjugate(self)
+    return api.numpy_apply("conjugate", self)
 
 
 def fill(self, value):

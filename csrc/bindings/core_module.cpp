@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_features.h"
+#include "core/dtype.h"
+#include "core/isa.h"
 #include "core/threading.h"
 #include "engine/nary.h"
 #include "fused/executor.h"
@@ -34,10 +35,11 @@ void check_rank(const char* op, const Ints& dims, const Ints& a, const Ints& b) 
 }
 
 int isa_from_name(const std::string& name) {
-  for (int isa = 0; isa < 4; ++isa)
-    if (name == xarr::isa_name(isa)) return isa;
-  throw std::invalid_argument("unknown ISA '" + name +
-                              "' (expected one of 'ref', 'baseline', 'avx2', 'avx512')");
+  const int isa = xarr::isa_code(name.c_str());
+  if (isa < 0)
+    throw std::invalid_argument("unknown ISA '" + name +
+                                "' (expected one of 'ref', 'baseline', 'avx2', 'avx512')");
+  return isa;
 }
 
 }  // namespace
@@ -45,21 +47,30 @@ int isa_from_name(const std::string& name) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "xarr's C++ op library (pybind11 part): machine, ISA, threads, relayout.";
 
+  m.def("dtypes", [] {
+    py::list out;
+    for (int dt = 0; dt < xarr::kNumDTypes; ++dt)
+      out.append(py::make_tuple(xarr::dtype_name(dt), std::string(1, xarr::dtype_kind(dt)),
+                                xarr::dtype_itemsize(dt)));
+    return out;
+  }, "[(XLA name, kind, itemsize)] by dtype code (csrc/core/dtype.h).");
   m.def("cpu_features", [] {
     const auto& f = xarr::cpu_features();
     py::dict d;
     d["avx2_fma"] = f.avx2_fma;
     d["avx512"] = f.avx512;
+    d["avx512_bf16"] = f.avx512_bf16;
+    d["avx512_vnni"] = f.avx512_vnni;
     return d;
   }, "CPU features detected at run time.");
   m.def("supported_isas", [] {
     std::vector<std::string> out;
-    for (int isa = 0; isa < 4; ++isa)
+    for (int isa = 0; isa < xarr::kNumIsas; ++isa)
       if (xarr::isa_supported(isa)) out.push_back(xarr::isa_name(isa));
     return out;
   }, "ISA variants compiled in and runnable here, the reference first.");
   m.def("best_isa", [] { return std::string(xarr::isa_name(xarr::best_isa())); });
-  m.def("isa_code", &isa_from_name, "The Isa enum value of an ISA name (ew_table.h).");
+  m.def("isa_code", &isa_from_name, "The Isa enum value of an ISA name (core/isa.h).");
   m.def("get_isa", [] { return std::string(xarr::isa_name(xarr::active_isa())); },
         "The ISA whose kernels run now.");
   m.def("set_isa", [](const std::string& name) { xarr::set_active_isa(isa_from_name(name)); },
@@ -82,9 +93,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("ew_functors", [] {
     py::dict d;
     for (int op = 0; op < xarr::kNumEwOps; ++op)
-      if (*xarr::ew_functor_name(op)) d[py::int_(op)] = py::str(xarr::ew_functor_name(op));
+      d[py::int_(op)] = py::make_tuple(xarr::ew_functor_name(op), xarr::ew_op_has_array(op),
+                                       xarr::ew_op_expensive(op));
     return d;
-  }, "{code: functor name in ew_ops.h} (SELECT has none): for the native code generator.");
+  }, "{code: (functor name in ew_ops.h, has_array, expensive)}: for the native code "
+     "generator.");
   m.def("ew_supported", [](int op, int dtype, const std::string& isa) {
     if (op < 0 || op >= xarr::kNumEwOps || dtype < 0 || dtype >= xarr::kNumDTypes)
       return false;

@@ -1,7 +1,7 @@
 // Element types of xarr tensors and their C++ storage types.
 //
-// Contract: the numeric codes below are shared with Python (xarr/_dtypes.py keeps the same
-// table); never renumber them. Storage is little-endian, one element per `itemsize` bytes.
+// Contract: the numeric codes below are shared with Python (xarr/_dtypes.py reads this
+// table through xarr._core.dtypes()); never renumber them. Storage is little-endian, one element per `itemsize` bytes.
 //   pred -> bool (bytes 0 or 1), s8..s64 -> intN_t, u8..u64 -> uintN_t,
 //   f16 -> _Float16 (IEEE binary16), bf16 -> xarr::bf16 (upper half of an IEEE float32),
 //   f32/f64 -> float/double, c64/c128 -> std::complex<float/double>.
@@ -32,6 +32,19 @@ enum DType : int {
   kNumDTypes
 };
 
+// Per code: the XLA name (shape text), the kind ('b' pred, 'i' signed, 'u' unsigned,
+// 'f' float, 'c' complex) and the size in bytes. xarr/_dtypes.py builds its table from
+// these (through xarr._core.dtypes()); the Cython bindings read them directly.
+inline const char* dtype_name(int dt) {
+  static const char* const names[kNumDTypes] = {"pred", "s8",  "s16", "s32", "s64",
+                                                "u8",   "u16", "u32", "u64", "f16",
+                                                "bf16", "f32", "f64", "c64", "c128"};
+  return (dt >= 0 && dt < kNumDTypes) ? names[dt] : "";
+}
+inline char dtype_kind(int dt) {
+  static const char kinds[kNumDTypes + 1] = "biiiiuuuuffffcc";
+  return (dt >= 0 && dt < kNumDTypes) ? kinds[dt] : '?';
+}
 inline int dtype_itemsize(int dt) {
   static const int sizes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
   return (dt >= 0 && dt < kNumDTypes) ? sizes[dt] : 0;

@@ -1,13 +1,13 @@
-// Thread pool control: xarr uses OpenMP (libgomp), so OMP_NUM_THREADS, omp_set_num_threads
-// and threadpoolctl all act on the same pool.
+// Threaded loops over OpenMP (the thread controls, get_num_threads / set_num_threads, are
+// in core/isa.h with the other process-wide kernel switches).
 #pragma once
 
 #include <cstdint>
 
+#include "core/isa.h"
+
 namespace xarr {
 
-int get_num_threads();
-void set_num_threads(int n);  // n >= 1
 // Elementwise work below this many elements stays on one thread (fork/join costs ~2 us).
 constexpr int64_t kParallelMinElements = 1 << 16;
 

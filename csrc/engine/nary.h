@@ -1,4 +1,4 @@
-// The strided N-ary loop engine: runs a 1-D loop (ew_table.h contract) over an N-D
+// The strided N-ary loop engine: runs a 1-D loop (LoopFn) over an N-D
 // iteration space of strided operands.
 //
 // run_nary(loop, nargs, ptrs, ndim, dims, strides, min_parallel)
@@ -17,9 +17,11 @@
 #include <cstdint>
 
 #include "core/threading.h"
-#include "kernels/elementwise/ew_table.h"
 
 namespace xarr {
+
+// A 1-D loop over n elements (contract in kernels/elementwise/ew_table.h).
+using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
 
 constexpr int kMaxArgs = 16;  // operands of one loop (the fused executor's inputs + outputs)
 constexpr int kMaxDims = 32;

@@ -97,20 +97,6 @@ class Cascade {
   bool tail_ = false;
 };
 
-// Ops whose loops cost several times a memory access per element.
-bool expensive_op(int op) {
-  switch (op) {
-    case kEw_EXP: case kEw_EXPM1: case kEw_EXP2: case kEw_LOG: case kEw_LOG1P: case kEw_LOG2:
-    case kEw_LOG10: case kEw_LOGISTIC: case kEw_TANH: case kEw_SIN: case kEw_COS: case kEw_TAN:
-    case kEw_ASIN: case kEw_ACOS: case kEw_ATAN: case kEw_SINH: case kEw_COSH: case kEw_ASINH:
-    case kEw_ACOSH: case kEw_ATANH: case kEw_CBRT: case kEw_POW: case kEw_ATAN2: case kEw_HYPOT:
-    case kEw_LOGADDEXP: case kEw_REM: case kEw_FMOD:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::atomic<uint64_t> g_run_counter{0};
 
 // run_fused_reduce: many rows shorter than this whose inputs do not walk the iteration
@@ -378,7 +364,7 @@ void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t to
   b.native = form && form->isa == active_isa() ? form->fn : nullptr;
   for (int a = 0; a < b.nvar; ++a) b.in_itemsize.push_back(dtype_itemsize(p.input_dtypes[a]));
   for (const FusedInstr& ins : p.code) {
-    const int pieces = ins.op != kFusedConvert && expensive_op(ins.op) ? kExpensivePieces : 1;
+    const int pieces = ins.op != kFusedConvert && ew_op_expensive(ins.op) ? kExpensivePieces : 1;
     b.pieces.push_back(pieces);
     b.ncalls += pieces;
   }

@@ -16,20 +16,18 @@ then temporaries, reused after their last use. An output that later instructions
 read is computed into a temporary and copied out.
 """
 
-import ctypes
-
 import numpy as np
 
-from xarr import _tensor
-from xarr._dtypes import DTYPES, XLA_NAMES
-from xarr._graph.ir import TensorType, type_text
+from xarr._bindings import reduce as _reduce
+from xarr._bindings.elementwise import iota as iota_kernel
+from xarr._bindings.fused import FUSED_CONVERT, FusedKernel
+from xarr._dtypes import CODE_OF
 from xarr._graph import native
-from xarr._ops.elementwise import OPS
-from xarr._ops.structural import STRUCTURAL
-from xarr._graph.passes import INPUT_FUSION_MONOIDS, is_identity
-from xarr._tensor import FUSED_CONVERT, FusedKernel, Tensor
+from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
+from xarr._ops.elementwise import lax_apply
+from xarr._registry import REGISTRY
 
-_COPY = OPS["copy"]
+_COPY = KERNEL_OPS["copy"]
 
 
 class LoweringError(Exception):
@@ -48,7 +46,7 @@ class KernelPlan:
             if not is_identity(init, red.attrs["monoid"]):
                 self.epilogue = (red.attrs["monoid"], init.attrs["value"])
             fused = _ElementwisePart(fused, red.operands[0])
-            reduce_op = getattr(_tensor, "REDUCE_" + INPUT_FUSION_MONOIDS[red.attrs["monoid"]])
+            reduce_op = getattr(_reduce, "REDUCE_" + INPUT_FUSION_MONOIDS[red.attrs["monoid"]])
             reduce_ndim = len(red.attrs["dimensions"])
             reduce_type = out_types[0]
             out_types = [red.operands[0].type]
@@ -60,8 +58,6 @@ class KernelPlan:
         const_reg = {}
         temp_dtypes = []
         free = {}
-        code = []
-        reg = {}
         instrs = [i for i in fused.instructions if i.op not in ("parameter", "tuple")]
         root_outs = list(fused.root.operands) if fused.root.op == "tuple" else [fused.root]
         out_index = {}
@@ -133,10 +129,10 @@ class KernelPlan:
                 args = [src_of(i.operands[0])]
                 op_code, dtype = FUSED_CONVERT, i.operands[0].code
             else:
-                opdef = OPS[i.op]
+                opdef = KERNEL_OPS[i.op]
                 args = [src_of(o) for o in i.operands]
                 op_code = opdef.code
-                dtype = i.operands[-1].code if opdef.kernel == "SELECT" else i.operands[0].code
+                dtype = opdef.value_code([o.code for o in i.operands])
             # free temporaries whose last use is this instruction (may be reused as dest)
             for o in set(map(id, i.operands)):
                 s = sources.get(o)
@@ -187,7 +183,6 @@ class KernelPlan:
         for number, m, baked in inputs:
             in_dtypes.append(baked.dtype if baked is not None else
                              fused.parameters[number].code)
-        from xarr._dtypes import CODE_OF
         in_codes = [CODE_OF[d] if not isinstance(d, int) else d for d in in_dtypes]
         if reduce_op < 0:
             self.kernel = FusedKernel(in_codes, temp_dtypes, [t.code for t in out_types],
@@ -208,7 +203,7 @@ class KernelPlan:
     def _iota_source(self, iota, dims, input_for):
         k = iota.attrs["iota_dimension"]
         n = iota.dims[k]
-        vec = _tensor.iota(iota.code, n)
+        vec = iota_kernel(iota.code, n)
         return input_for(("iota", iota.code, n, dims[k]), None, (dims[k],), vec)
 
     def run(self, operands):
@@ -266,6 +261,9 @@ class Executable:
                 self.run = lambda args: kernel(args)[0]
 
     def _step(self, i):
+        """The callable that runs instruction ``i``: a fusion's FusedKernel, or the
+        op's own step from its registry row (``lower`` for control flow and custom calls,
+        ``impl`` for structural ops and reductions)."""
         op = i.op
         if op == "fusion":
             self.kernel_count += 1
@@ -279,7 +277,6 @@ class Executable:
             kernel = plan.kernel
             self.kernels.append(kernel)
             if plan.epilogue is not None:      # kInput with a non-identity init
-                from xarr._ops.elementwise import lax_apply
                 monoid, init = plan.epilogue
                 return lambda *xs: lax_apply(monoid, kernel(xs)[0], init)
             if not i.is_tuple:
@@ -290,48 +287,12 @@ class Executable:
             return lambda t: t[k]
         if op == "tuple":
             return lambda *xs: tuple(xs)
-        if op == "opt_barrier":
-            return lambda *xs: xs[0] if len(xs) == 1 and not i.is_tuple else tuple(xs)
-        if op in STRUCTURAL:
-            impl, attrs = STRUCTURAL[op].impl, dict(i.attrs)
+        row = REGISTRY.get(op)
+        if row is not None and getattr(row, "lower", None) is not None:
+            return row.lower(i)
+        if row is not None and row.impl is not None:
+            impl, attrs = row.impl, dict(i.attrs)
             return lambda *xs: impl(*xs, **attrs)
-        if op == "call":
-            sub = compiled_computation(i.calls[0])
-            return lambda *xs: _unaliased(sub.run(list(xs)), xs)
-        if op == "conditional":
-            branches = [compiled_computation(c) for c in i.calls]
-            is_pred = bool(i.attrs.get("pred"))
-            nb = len(branches)
-            starts = [1]
-            for n in i.attrs["branch_arity"]:
-                starts.append(starts[-1] + n)
-
-            def conditional(*xs):
-                v = xs[0].item()
-                if is_pred:
-                    k = 0 if v else 1
-                else:
-                    k = v if 0 <= v < nb else nb - 1
-                args = xs[starts[k]:starts[k + 1]]
-                return _unaliased(branches[k].run(list(args)), args)
-            return conditional
-        if op == "while":
-            cond = compiled_computation(i.calls[0])
-            body = compiled_computation(i.calls[1])
-            n_state = i.attrs["n_state"]
-            n_cc = i.attrs["n_cond_captures"]
-
-            def while_loop(*xs):
-                state = list(xs[:n_state])
-                extra_c = list(xs[n_state:n_state + n_cc])
-                extra_b = list(xs[n_state + n_cc:])
-                while cond.run(state + extra_c).item():
-                    out = body.run(state + extra_b)
-                    state = list(out) if isinstance(out, tuple) else [out]
-                return _unaliased(tuple(state), xs)
-            return while_loop
-        if op == "custom_call":
-            return _custom_call_step(i)
         raise NotImplementedError(f"no executor for {op}")
 
     def run(self, args):
@@ -345,7 +306,7 @@ class Executable:
         return env[self.root_slot]
 
 
-def _unaliased(out, inputs):
+def unaliased(out, inputs):
     """out, with any tensor that IS one of ``inputs`` copied (a computation that passes
     an argument through must not hand the caller its own buffer back)."""
     ids = {id(x) for x in inputs}
@@ -360,21 +321,3 @@ def compiled_computation(comp):
         exe = Executable(comp)
         comp._executable = exe
     return exe
-
-
-def _custom_call_step(i):
-    fn = i.attrs["function"]
-    out_types = [i.type] if not i.is_tuple else list(i.type)
-
-    def custom_call(*xs):
-        ins = [_tensor.copy_dense(x) if not x.flags["C_CONTIGUOUS"] else x for x in xs]
-        outs = [_tensor.empty(t.dims, t.code, None) for t in out_types]
-        in_ptrs = (ctypes.c_void_p * max(len(ins), 1))(*[x._address for x in ins])
-        if len(outs) == 1:
-            out_ptr = ctypes.c_void_p(outs[0]._address)
-        else:
-            arr = (ctypes.c_void_p * len(outs))(*[o._address for o in outs])
-            out_ptr = ctypes.cast(arr, ctypes.c_void_p)
-        fn(out_ptr, ctypes.cast(in_ptrs, ctypes.c_void_p))
-        return outs[0] if len(outs) == 1 else tuple(outs)
-    return custom_call

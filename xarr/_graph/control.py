@@ -14,11 +14,16 @@ import operator
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES, as_dtype
+from xarr._dtypes import CODE_OF, as_dtype
+from xarr._graph.compile import compiled_computation, unaliased
 from xarr._graph.ir import Instruction, TensorType, type_text
-from xarr._graph.jit import Jitted, flatten, output_instr, set_root, unflatten
-from xarr._graph.trace import (STATE, Traced, TracedComputation, TracerConversionError,
-                               _type_of_tensor, instr_of, recorder, tracing)
+from xarr._graph.jit import Jitted
+from xarr._graph.pytree import flatten, unflatten
+from xarr._graph.trace import Traced, instr_of, recorder, trace_sub, tracing
+from xarr._ops.conversion import asarray
+from xarr._ops.elementwise import lax_apply
+from xarr._registry import Op, elementwise_ops, register
+from xarr._shape import Shape, TupleShape
 from xarr._tensor import Tensor
 
 
@@ -33,7 +38,6 @@ def _traced_comp(values):
 def _as_value(x, where):
     if isinstance(x, (Tensor, Traced)):
         return x
-    from xarr._creation import asarray
     try:
         return asarray(x)
     except (TypeError, ValueError) as e:
@@ -67,28 +71,6 @@ def _check_loop_state(where, struct, types, val):
     if s != struct or got != types:
         raise TypeError(f"{where}: body_fun returns {got}, the loop state is {types}; they "
                         f"must match (structure, dtypes and shapes)")
-
-
-def trace_sub(parent, fn, types, prefix, where, struct=None):
-    """Traces fn on parameters of ``types`` into a child computation of ``parent``.
-    Returns (computation, output structure, output instructions' types)."""
-    sub = TracedComputation(parent.module.unique_name(prefix), parent.module, parent=parent,
-                            kind="sub")
-    params = [Traced(sub.add_parameter(t)) for t in types]
-    args = [unflatten(struct, iter(params))] if struct is not None else params
-    STATE.stack.append(sub)
-    try:
-        out = fn(*args)
-    finally:
-        STATE.stack.pop()
-    sub.finished = True
-    leaves = []
-    out_struct = flatten(out, leaves)
-    roots = [output_instr(sub, x, where) for x in leaves]
-    if not roots:
-        raise TypeError(f"{where}: the function returned nothing")
-    set_root(sub, roots)
-    return sub, out_struct, [r.type for r in roots]
 
 
 def _record(comp, op, operands, types, attrs=None, calls=()):
@@ -140,9 +122,11 @@ def map(fn, *operands, dimensions=None):  # noqa: A001
                    [sub])[0]
 
 
+_ELEMENTWISE_KERNELS = elementwise_ops()
+
+
 def _is_elementwise(op):
-    from xarr._ops.elementwise import OPS
-    return op in OPS or op == "broadcast"
+    return op in ("convert", "broadcast") or op in _ELEMENTWISE_KERNELS
 
 
 # ------------------------------------------------------------------------ call
@@ -229,18 +213,16 @@ def cond(pred, true_fun, false_fun=None, *operands):
 
 def switch(index, branches, *operands):
     """jax.lax.switch: ``index`` is clamped to [0, N) (JAX's rule), then ``cond``."""
-    from xarr import lax
     n = len(branches)
     idx = _as_value(index, "lax.switch")
     if idx.dtype != np.int32:
         idx = idx.astype(np.int32)
-    idx = lax.clamp(np.int32(0), idx, np.int32(n - 1)) if type(idx) is Traced else \
-        _clamp_int(idx, n)
+    idx = lax_apply("clamp", np.int32(0), idx, np.int32(n - 1)) if type(idx) is Traced \
+        else _clamp_int(idx, n)
     return cond(idx, list(branches), *operands)
 
 
 def _clamp_int(t, n):
-    from xarr._creation import asarray
     return asarray(np.int32(min(max(int(t.item()), 0), n - 1)))
 
 
@@ -300,7 +282,6 @@ def fori_loop(lower, upper, body_fun, init_val):
     if _traced_comp([lo_v, hi_v] + [x for x in leaves if type(x) is Traced]) is None:
         # the counter is an int32 tensor, as under xa.jit (so promotion agrees)
         val = init_val
-        from xarr._creation import asarray
         struct = flatten(init_val, [])
         types = [(np.dtype(getattr(x, "dtype", np.asarray(x).dtype)), tuple(np.shape(x)))
                  for x in leaves]
@@ -308,16 +289,15 @@ def fori_loop(lower, upper, body_fun, init_val):
             val = body_fun(asarray(np.int32(i)), val)
             _check_loop_state("lax.fori_loop", struct, types, val)
         return _fresh(val, leaves)
-    from xarr import lax
     lo = lo_v.astype(np.int32) if lo_v.dtype != np.int32 else lo_v
     hi = hi_v.astype(np.int32) if hi_v.dtype != np.int32 else hi_v
 
     def c(state):
-        return lax.lt(state[0], state[1])
+        return lax_apply("lt", state[0], state[1])
 
     def b(state):
         i, h, v = state
-        return (lax.add(i, np.int32(1)), h, body_fun(i, v))
+        return (lax_apply("add", i, np.int32(1)), h, body_fun(i, v))
     return while_loop(c, b, (lo, hi, init_val))[2]
 
 
@@ -373,7 +353,6 @@ def _as_cfunc(fn, name):
 
 
 def _result_types(result_shape):
-    from xarr._shape import Shape, TupleShape
     if isinstance(result_shape, str):
         result_shape = TupleShape.parse(result_shape) if result_shape.startswith("(") \
             else Shape.parse(result_shape)
@@ -412,10 +391,102 @@ def custom_call(target, *operands, result_shape, has_side_effect=False):
     attrs = {"target": name, "function": fn, "tuple_result": is_tuple,
              "side_effect": bool(has_side_effect)}
     if comp is None:
-        from xarr._graph.compile import _custom_call_step
         instr = Instruction("custom_call", [], types[0] if not is_tuple else tuple(types), attrs)
         out = _custom_call_step(instr)(*[_tensor.strided(_concrete(v)) for v in vals])
         return list(out) if is_tuple else out
     ins = [instr_of(comp, v, "lax.custom_call") for v in vals]
     outs = _record(comp, "custom_call", ins, types, attrs)
     return outs if is_tuple else outs[0]
+
+
+# ------------------------------------------------------------------------ executable steps
+def _custom_call_step(i):
+    fn = i.attrs["function"]
+    out_types = [i.type] if not i.is_tuple else list(i.type)
+
+    def custom_call(*xs):
+        ins = [_tensor.copy_dense(x) if not x.flags["C_CONTIGUOUS"] else x for x in xs]
+        outs = [_tensor.empty(t.dims, t.code, None) for t in out_types]
+        in_ptrs = (ctypes.c_void_p * max(len(ins), 1))(*[x._address for x in ins])
+        if len(outs) == 1:
+            out_ptr = ctypes.c_void_p(outs[0]._address)
+        else:
+            arr = (ctypes.c_void_p * len(outs))(*[o._address for o in outs])
+            out_ptr = ctypes.cast(arr, ctypes.c_void_p)
+        fn(out_ptr, ctypes.cast(in_ptrs, ctypes.c_void_p))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    return custom_call
+
+
+def _call_step(i):
+    sub = compiled_computation(i.calls[0])
+    return lambda *xs: unaliased(sub.run(list(xs)), xs)
+
+
+def _conditional_step(i):
+    branches = [compiled_computation(c) for c in i.calls]
+    is_pred = bool(i.attrs.get("pred"))
+    nb = len(branches)
+    starts = [1]
+    for n in i.attrs["branch_arity"]:
+        starts.append(starts[-1] + n)
+
+    def conditional(*xs):
+        v = xs[0].item()
+        if is_pred:
+            k = 0 if v else 1
+        else:
+            k = v if 0 <= v < nb else nb - 1
+        args = xs[starts[k]:starts[k + 1]]
+        return unaliased(branches[k].run(list(args)), args)
+    return conditional
+
+
+def _while_step(i):
+    cond_exe = compiled_computation(i.calls[0])
+    body = compiled_computation(i.calls[1])
+    n_state = i.attrs["n_state"]
+    n_cc = i.attrs["n_cond_captures"]
+
+    def while_loop(*xs):
+        state = list(xs[:n_state])
+        extra_c = list(xs[n_state:n_state + n_cc])
+        extra_b = list(xs[n_state + n_cc:])
+        while cond_exe.run(state + extra_c).item():
+            out = body.run(state + extra_b)
+            state = list(out) if isinstance(out, tuple) else [out]
+        return unaliased(tuple(state), xs)
+    return while_loop
+
+
+def _opt_barrier_step(i):
+    return lambda *xs: xs[0] if len(xs) == 1 and not i.is_tuple else tuple(xs)
+
+
+# ------------------------------------------------------------------------ registry rows
+def _calls_text(key):
+    return lambda instr: [f"{key}=" + ", ".join(c.name for c in instr.calls)]
+
+
+def _conditional_text(instr):
+    if instr.attrs.get("pred"):
+        return [f"true_computation={instr.calls[0].name}, "
+                f"false_computation={instr.calls[1].name}"]
+    return ["branch_computations={" + ", ".join(c.name for c in instr.calls) + "}"]
+
+
+def _map_text(instr):
+    return ["dimensions={" + ",".join(str(d) for d in instr.attrs["dimensions"]) + "}",
+            "to_apply=" + ", ".join(c.name for c in instr.calls)]
+
+
+for _op in [
+        Op("map", "opaque", text=_map_text),     # inlined by the passes before fusion
+        Op("call", "opaque", text=_calls_text("to_apply"), lower=_call_step),
+        Op("conditional", "opaque", text=_conditional_text, lower=_conditional_step),
+        Op("while", "opaque", lower=_while_step, text=lambda instr: [
+            f"condition={instr.calls[0].name}, body={instr.calls[1].name}"]),
+        Op("opt_barrier", "opaque", lower=_opt_barrier_step),
+        Op("custom_call", "opaque", lower=_custom_call_step, text=lambda instr: [
+            f'custom_call_target="{instr.attrs["target"]}"'])]:
+    register(_op)

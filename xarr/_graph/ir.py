@@ -1,10 +1,11 @@
 """The lazy graph's IR: an HLO-like module of uniquely named instructions (seed 002).
 
 A ``Module`` holds computations; each ``Computation`` is a list of ``Instruction`` in
-topological order with numbered parameters and a ROOT. An instruction has an op (xarr's
-name: a lax elementwise name such as ``mul``, or a structural op such as ``broadcast``),
-operands, a result type, attributes and called sub-computations. Its text form is the
-seed's:
+topological order with numbered parameters and a ROOT. An instruction has an op (a name
+of the op registry, xarr/_registry.py: a lax elementwise name such as ``mul``, or a
+structural op such as ``broadcast``), operands, a result type, attributes and called
+sub-computations. Its text form is the seed's; the op's registry row gives its HLO opcode
+and attributes:
 
     multiply.4 = f32[4096,4096]{1,0} multiply(p0, broadcast.3)
     fusion.9 = f32[4096,4096]{1,0} fusion(p0, p1, p2), kind=kLoop, calls=fused_computation.9
@@ -19,6 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from xarr._dtypes import XLA_NAMES
+from xarr._registry import attr_text, hlo_opcode
 
 
 class TensorType(namedtuple("TensorType", "code dims m2m")):
@@ -41,36 +43,6 @@ def type_text(t):
     if isinstance(t, TensorType):
         return t.text()
     return "(" + ", ".join(type_text(x) for x in t) + ")"
-
-
-# xarr op name -> HLO opcode (seed 004 / XLA spelling) where they differ.
-HLO_OPCODE = {
-    "neg": "negate", "not": "not", "round": "round-nearest-afz",
-    "round_nearest_even": "round-nearest-even", "rint": "round-nearest-even",
-    "exp": "exponential", "expm1": "exponential-minus-one", "log1p": "log-plus-one",
-    "sin": "sine", "cos": "cosine", "is_finite": "is-finite", "is_nan": "is-nan",
-    "is_inf": "is-inf", "population_count": "popcnt", "clz": "count-leading-zeros",
-    "sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
-    "max": "maximum", "min": "minimum", "pow": "power", "floor_div": "floor-divide",
-    "shift_left": "shift-left", "shift_right_logical": "shift-right-logical",
-    "shift_right_arithmetic": "shift-right-arithmetic", "convert": "convert",
-    "opt_barrier": "opt-barrier", "custom_call": "custom-call",
-    "get_tuple_element": "get-tuple-element",
-}
-COMPARE_DIRECTION = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
-for _d in list(COMPARE_DIRECTION):
-    COMPARE_DIRECTION[_d + "_total"] = COMPARE_DIRECTION[_d]
-
-
-# op -> attrs -> list of "key=value" strings, for ops defined outside this module
-# (xarr/_ops/structural.py registers its ops here).
-ATTR_TEXT = {}
-
-
-def hlo_opcode(op):
-    if op in COMPARE_DIRECTION:
-        return "compare"
-    return HLO_OPCODE.get(op, op.replace("_", "-"))
 
 
 class Instruction:
@@ -107,41 +79,9 @@ class Instruction:
 
     # --------------------------------------------------------------------- text
     def attr_text(self):
-        """The ``, key=value`` suffix of the HLO text line."""
-        parts = []
-        op, a = self.op, self.attrs
-        if op in COMPARE_DIRECTION:
-            parts.append(f"direction={COMPARE_DIRECTION[op]}")
-            if op.endswith("_total"):
-                parts.append("type=TOTALORDER")
-        if op in ATTR_TEXT:
-            parts += ATTR_TEXT[op](a)
-        if op in ("broadcast", "map", "reduce") and "dimensions" in a:
-            parts.append("dimensions={" + ",".join(map(str, a["dimensions"])) + "}")
-        if op == "iota":
-            parts.append(f"iota_dimension={a['iota_dimension']}")
-        if op == "get_tuple_element":
-            parts.append(f"index={a['index']}")
-        if op == "fusion":
-            parts.append(f"kind={a['kind']}")
-        if op == "custom_call":
-            parts.append(f'custom_call_target="{a["target"]}"')
-        if self.calls:
-            if op == "while":
-                parts.append(f"condition={self.calls[0].name}, body={self.calls[1].name}")
-            elif op == "conditional":
-                if a.get("pred"):
-                    parts.append(f"true_computation={self.calls[0].name}, "
-                                 f"false_computation={self.calls[1].name}")
-                else:
-                    parts.append("branch_computations={" +
-                                 ", ".join(c.name for c in self.calls) + "}")
-            elif op == "call":
-                parts.append(f"to_apply={self.calls[0].name}")
-            else:
-                key = "to_apply" if op in ("map", "reduce") else "calls"
-                parts.append(f"{key}=" + ", ".join(c.name for c in self.calls))
-        return "".join(", " + p for p in parts)
+        """The ``, key=value`` suffix of the HLO text line (the op's registry row says
+        which attributes it prints)."""
+        return "".join(", " + p for p in attr_text(self))
 
     def operand_text(self):
         if self.op == "parameter":
@@ -220,6 +160,18 @@ class Computation:
             lines.append("  " + i.text(root=i is self.root))
         lines.append("}")
         return "\n".join(lines)
+
+    def walk(self, operands, emit):
+        """Evaluates this computation over ``operands`` (one value per parameter): every
+        other instruction, in order, becomes ``emit(instr, [its operands' values])``;
+        returns the ROOT's value. The one evaluator of scalar computations: the reduce
+        tree applies them to whole tensors (xarr/_ops/reduction.py), map inlining turns
+        them into instructions of the enclosing graph (xarr/_graph/passes.py)."""
+        env = {id(p): v for p, v in zip(self.parameters, operands)}
+        for i in self.instructions:
+            if i.op != "parameter":
+                env[id(i)] = emit(i, [env[id(o)] for o in i.operands])
+        return env[id(self.root)]
 
     def called_computations(self):
         """Every computation called from this one, callees first, each once."""

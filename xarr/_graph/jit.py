@@ -21,38 +21,13 @@ import numpy as np
 from xarr import _tensor
 from xarr._graph import passes
 from xarr._graph.compile import Executable
-from xarr._graph.ir import Instruction, Module, TensorType
-from xarr._graph.trace import (STATE, Traced, TracedComputation, _type_of_tensor, instr_of,
-                               _constant)
+from xarr._graph.ir import Module
+from xarr._graph.pytree import flatten, unflatten
+from xarr._graph.trace import (STATE, Traced, TracedComputation, _type_of_tensor,
+                               output_instr, set_root)
 from xarr._tensor import Tensor
 
 _SCALARS = (bool, int, float, complex)
-
-
-# ------------------------------------------------------------------------ pytrees
-def flatten(tree, leaves):
-    """Appends tree's leaves to ``leaves``; returns the structure (a hashable skeleton)."""
-    t = type(tree)
-    if t is tuple or t is list:
-        return (t, tuple(flatten(x, leaves) for x in tree))
-    if t is dict:
-        keys = tuple(sorted(tree))
-        return (dict, keys, tuple(flatten(tree[k], leaves) for k in keys))
-    if tree is None:
-        return None
-    leaves.append(tree)
-    return "*"
-
-
-def unflatten(struct, it):
-    if struct == "*":
-        return next(it)
-    if struct is None:
-        return None
-    if struct[0] is dict:
-        return {k: unflatten(s, it) for k, s in zip(struct[1], struct[2])}
-    items = [unflatten(s, it) for s in struct[1]]
-    return tuple(items) if struct[0] is tuple else items
 
 
 def _leaf_key(x):
@@ -210,25 +185,6 @@ def trace_function(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=
     roots = [output_instr(comp, x, "xa.jit") for x in leaves]
     set_root(comp, roots)
     return Lowered(module, struct)
-
-
-def output_instr(comp, x, where):
-    if isinstance(x, (Traced, Tensor)):
-        return instr_of(comp, x, where)
-    if isinstance(x, np.ndarray):
-        return instr_of(comp, _tensor.wrap_numpy(x), where)
-    if isinstance(x, _SCALARS) or isinstance(x, np.generic):
-        from xarr._creation import asarray
-        return _constant(comp, asarray(x))
-    raise TypeError(f"{where}: the function returned a {type(x).__name__}; results must be "
-                    f"tensors (or tuples/lists/dicts of them)")
-
-
-def set_root(comp, roots):
-    if len(roots) == 1:
-        comp.root = roots[0]
-    else:
-        comp.root = comp.add(Instruction("tuple", roots, tuple(r.type for r in roots)))
 
 
 class Lowered:

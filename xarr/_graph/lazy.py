@@ -15,10 +15,11 @@ lazy after the ``with`` block ends; tensors created there by other means are ord
 import numpy as np
 
 from xarr import _tensor
+from xarr._dispatch import register
 from xarr._graph import passes
 from xarr._graph.compile import Executable
 from xarr._graph.ir import Instruction, Module
-from xarr._graph.trace import STATE, Traced, lazy_graph
+from xarr._graph.trace import STATE, Traced, _type_of_tensor, lazy_graph
 from xarr._tensor import Tensor
 
 
@@ -124,7 +125,6 @@ def _compute(pending):
 
 
 def _leaf_type(node):
-    from xarr._graph.trace import _type_of_tensor
     return _type_of_tensor(node.value) if isinstance(node.value, Tensor) else node.type
 
 
@@ -152,3 +152,6 @@ def _structure_key(comp, args):
         parts.append((i.op, i.type, tuple(index[id(o)] for o in i.operands), tuple(attrs),
                       tuple(id(c) for c in i.calls)))
     return tuple(parts)
+
+
+register(lazy_evaluate=evaluate)

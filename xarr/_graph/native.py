@@ -39,6 +39,7 @@ Worked example: ``jit(lambda x: x * 1.5 + 2)`` on f32 gives the program
 
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
 import threading
@@ -46,11 +47,17 @@ import warnings
 from pathlib import Path
 
 from xarr import _core
+from xarr._bindings.fused import FUSED_CONVERT
 from xarr._dtypes import CODE_OF_XLA
-from xarr._tensor import FUSED_CONVERT
 
-# hashlib, shutil, subprocess and tempfile are imported where a compile needs them:
-# together they cost ~25 ms of every `import xarr` otherwise.
+
+
+def _compile_modules():
+    """hashlib, shutil, subprocess, tempfile: imported when a compile needs them (together
+    they cost ~25 ms of every `import xarr` otherwise)."""
+    import hashlib, shutil, subprocess, tempfile  # noqa: E401  (import time, see above)
+    return hashlib, shutil, subprocess, tempfile
+
 
 # Elements x instructions a kernel runs before it is compiled: 64M, e.g. one call of a
 # 4-op chain on 16M elements, or 160 calls of a 4-op chain on 100K.
@@ -61,10 +68,12 @@ CTYPES = ("bool", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_
           "uint32_t", "uint64_t", "f16", "bf16", "float", "double")
 _F16, _BF16 = CODE_OF_XLA["f16"], CODE_OF_XLA["bf16"]
 _OPS = _core.ew_ops()
-_FUNCTORS = _core.ew_functors()
+# {op code: functor name}; ops whose contiguous loops take an `array` entry point (sin,
+# cos, tan: they fix lanes outside vmath's fast range block by block) have no native form.
+_FUNCTORS = {op: name for op, (name, has_array, _) in _core.ew_functors().items()
+             if not has_array}
 _SELECT = _OPS["SELECT"][0]
 _NEXTAFTER = _OPS["NEXTAFTER"][0]
-_NOT_NATIVE = {_OPS[n][0] for n in ("SIN", "COS", "TAN")}
 _NATIVE_ISAS = ("baseline", "avx2", "avx512")
 
 _INCLUDE = Path(__file__).resolve().parent.parent / "include"
@@ -106,7 +115,7 @@ def source(spec, name="xarr_fused"):
         elif op == _SELECT:
             p, t, f = (value[a] for a in args)
             expr = f"({p} ? {t} : {f})"
-        elif op in _FUNCTORS and op not in _NOT_NATIVE and not (
+        elif op in _FUNCTORS and not (
                 op == _NEXTAFTER and dt in (_F16, _BF16)):
             expr = f"ap<{_FUNCTORS[op]}, {CTYPES[dt]}>({operands})"
         else:
@@ -167,9 +176,7 @@ class _Toolchain:
     """The compiler command for the active ISA, or the reason there is none."""
 
     def __init__(self):
-        import hashlib
-        import shutil
-        import subprocess
+        hashlib, shutil, subprocess, tempfile = _compile_modules()
         self.error = None
         flags_file = _INCLUDE / "native_flags.txt"
         if not flags_file.is_file():
@@ -217,7 +224,7 @@ class _Toolchain:
                 ["-I", str(_INCLUDE), str(src), "-o", str(out)])
 
     def cache_key(self, isa, text):
-        import hashlib
+        hashlib, shutil, subprocess, tempfile = _compile_modules()
         h = hashlib.sha256()
         for part in (self.cxx, self.version, self.headers, self.conf.get("common", ""),
                      self.conf.get(isa, ""), isa, text):
@@ -255,7 +262,7 @@ def _trim_cache(d, keep):
     prelude_* folders; their mtime is refreshed on use) until it holds at most
     CACHE_LIMIT bytes; paths in ``keep`` stay. Another process may hold a deleted library
     (its mapping survives) or race us: errors are ignored."""
-    import shutil
+    hashlib, shutil, subprocess, tempfile = _compile_modules()
     try:
         entries = [(e.stat().st_mtime, e.stat().st_size, e) for e in d.glob("fused_*.so")]
         entries += [(e.stat().st_mtime, sum(f.stat().st_size for f in e.iterdir()), e)
@@ -295,9 +302,7 @@ def _prelude_pch(isa):
     the functor and vector-math headers), or None when the compiler cannot make one."""
     if isa in _prelude_dirs:
         return _prelude_dirs[isa]
-    import shutil
-    import subprocess
-    import tempfile
+    hashlib, shutil, subprocess, tempfile = _compile_modules()
     tc = toolchain()
     base = cache_dir()
     d = base / f"prelude_{tc.cache_key(isa, PRELUDE)}"
@@ -333,9 +338,7 @@ def _prelude_pch(isa):
 def _load(isa, funcs):
     """The library of PRELUDE + ``funcs`` (C++ functions) compiled for ``isa``, from
     memory, disk or the compiler; None when compiling failed (a warning says why)."""
-    import ctypes
-    import subprocess
-    import tempfile
+    hashlib, shutil, subprocess, tempfile = _compile_modules()
     tc = toolchain()
     text = PRELUDE + funcs
     key = tc.cache_key(isa, text)
@@ -374,7 +377,6 @@ def compile_kernels(kernels):
     """Compiles the native forms of ``kernels`` (FusedKernels) now, in this thread, as one
     translation unit, and installs them. Returns how many were installed (programs with
     no native form, or a machine without a compiler, stay interpreted)."""
-    import ctypes
     if not available():
         return 0
     isa = _core.get_isa()

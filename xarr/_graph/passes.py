@@ -23,18 +23,38 @@ Sub-computations (while/cond/call bodies) are optimized the same way.
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import KINDS
+from xarr._bindings.elementwise import run_elementwise
+from xarr._bindings.fused import MAX_FUSED_OPERANDS
+from xarr._dtypes import CODE_OF, DTYPES, KINDS
 from xarr._graph.ir import Instruction, TensorType
-from xarr._ops.elementwise import OPS
+from xarr._registry import REGISTRY, elementwise_ops, ops_of_class
 
-ELEMENTWISE = set(OPS)                 # lax elementwise op names
-FUSIBLE = ELEMENTWISE | {"convert", "broadcast", "iota", "constant"}
-LEAVES = {"broadcast", "iota", "constant"}   # cheap: duplicated into each consuming fusion
-# Reductions register here when they arrive (issue 4): an elementwise producer fuses into
-# a consuming reduction as kind=kInput. The hook: fuse() asks REDUCTION_OPS.
-REDUCTION_OPS = {"reduce"}
+# The op registry's fusion classes (xarr/_registry.py), read when the passes run: every
+# op family has registered its rows by then.
+KERNEL_OPS = elementwise_ops()      # elementwise ops with a kernel: {name: ElementwiseOp}
+
+
+def is_elementwise(op):
+    """Elementwise kernel ops and convert: fused into kLoop fusions."""
+    row = REGISTRY.get(op)
+    return row is not None and row.fusion == "elementwise"
+
+
+def is_leaf(op):
+    """broadcast, iota, constant: recomputed inside every fusion that reads them."""
+    row = REGISTRY.get(op)
+    return row is not None and row.fusion == "leaf"
+
+
+def is_view(op):
+    """Whether the op's executable step may return a view of its first operand."""
+    row = REGISTRY.get(op)
+    return row is not None and row.view
+
+
+# kind=kInput: a monoid reduction a producer fuses into, and the executor's reduce op.
 INPUT_FUSION_MONOIDS = {"add": "SUM", "max": "MAX", "min": "MIN"}
-MAX_FUSION_OPERANDS = _tensor.MAX_FUSED_OPERANDS   # kernel inputs + outputs (C++ limit)
+MAX_FUSION_OPERANDS = MAX_FUSED_OPERANDS   # kernel inputs + outputs (C++ limit)
 MAX_FUSION_TEMPS = 16
 
 
@@ -112,7 +132,7 @@ def simplify(comp):
 
 def _simplify_one(comp, i):
     op, ops = i.op, i.operands
-    if op in ELEMENTWISE and ops and all(o.op == "constant" and o.dims == () for o in ops):
+    if op in KERNEL_OPS and ops and all(o.op == "constant" and o.dims == () for o in ops):
         return _fold(comp, i)
     if op == "convert" and ops[0].code == i.code:
         return ops[0]
@@ -179,22 +199,17 @@ def _new_constant(comp, tensor):
 
 
 def _code(t):
-    from xarr._dtypes import CODE_OF
     return CODE_OF[t.dtype]
 
 
 def _fold(comp, i):
-    opdef = OPS[i.op]
+    """An elementwise op of scalar constants, computed now by the eager kernel."""
+    opdef = KERNEL_OPS[i.op]
     ins = [o.attrs["value"] for o in i.operands]
-    code = ins[-1].dtype if opdef.kernel == "SELECT" else ins[0].dtype
+    code = opdef.value_code([_code(x) for x in ins])
     out = _tensor.empty((), i.code)
-    _tensor.run_elementwise(opdef.code, _code_dtype(code), out, ins)
+    run_elementwise(opdef.code, code, out, ins)
     return _new_constant(comp, out)
-
-
-def _code_dtype(dt):
-    from xarr._dtypes import CODE_OF
-    return CODE_OF[dt]
 
 
 # ------------------------------------------------------------------------ CSE
@@ -258,7 +273,7 @@ def assign_layouts(comp, root_default=True):
             perm = i.attrs["permutation"]
             inv = {p: k for k, p in enumerate(perm)}
             set_m2m(i, [inv[d] for d in src.type.layout])
-        elif i.op in ELEMENTWISE or i.op == "convert":
+        elif is_elementwise(i.op):
             m2m = None
             for o in i.operands:
                 if not o.is_tuple and o.dims == i.dims and o.type.m2m is not None:
@@ -280,7 +295,7 @@ def assign_layouts(comp, root_default=True):
             continue
         w = wants.get(id(i), set())
         for u in users[i]:
-            if u.op in ELEMENTWISE or u.op == "convert":
+            if is_elementwise(u.op):
                 w.add(u.type.m2m if u.dims == i.dims else "any")
             elif u.op == "transpose":
                 perm = u.attrs["permutation"]
@@ -288,7 +303,7 @@ def assign_layouts(comp, root_default=True):
             else:
                 w.add("any")
         w.discard("any")
-        if len(w) == 1 and (i.op in ELEMENTWISE or i.op == "convert"):
+        if len(w) == 1 and is_elementwise(i.op):
             (m2m,) = w
             set_m2m(i, m2m)
             if i.op == "transpose":
@@ -309,10 +324,10 @@ def assign_layouts(comp, root_default=True):
 def fusible(i):
     if i.is_tuple:
         return False
-    if i.op in ELEMENTWISE:
-        return OPS[i.op].accepts(i.operands[-1].code if i.op == "select" else
-                                 i.operands[0].code)
-    return i.op in FUSIBLE
+    if i.op in KERNEL_OPS:
+        return KERNEL_OPS[i.op].accepts(KERNEL_OPS[i.op].value_code([o.code
+                                                                     for o in i.operands]))
+    return is_elementwise(i.op) or is_leaf(i.op)
 
 
 class Group:
@@ -358,7 +373,7 @@ def fuse(comp):
             continue
         us = users[instr]
         inside = [group_of.get(id(u)) for u in us]
-        if instr.op in LEAVES and id(instr) not in root_outputs and \
+        if is_leaf(instr.op) and id(instr) not in root_outputs and \
                 all(g is not None for g in inside):
             continue       # duplicated into each consuming fusion
         if instr.op == "constant":
@@ -390,8 +405,9 @@ def fuse_into_reductions(comp):
     value that is not the monoid's exact identity is applied to the reduced result (a
     scalar epilogue of the same kernel step)."""
     users = comp.users()
+    reductions = ops_of_class("reduction")
     for r in list(comp.instructions):
-        if r.op not in REDUCTION_OPS or r.attrs.get("monoid") not in INPUT_FUSION_MONOIDS:
+        if r.op not in reductions or r.attrs.get("monoid") not in INPUT_FUSION_MONOIDS:
             continue
         f, init = r.operands
         if f.op != "fusion" or f.attrs.get("kind") != "kLoop" or f.is_tuple or \
@@ -436,7 +452,6 @@ def is_identity(init, monoid):
 
 
 def _int_extreme(code, low):
-    from xarr._dtypes import DTYPES
     dt = DTYPES[code]
     if dt == np.bool_:
         return False if low else True
@@ -462,7 +477,7 @@ def _inputs_of(g, extra=None):
     def visit(o):
         if id(o) in ids:
             return
-        if o.op in LEAVES and not o.is_tuple:
+        if is_leaf(o.op) and not o.is_tuple:
             if o.op == "constant" and o.dims == ():
                 return
             if o.op == "iota":
@@ -664,13 +679,6 @@ def optimize(comp, root_default=True, entry=False, called=False):
     fuse(comp)
 
 
-def _is_view(instr):
-    """Whether instr's executable step may return a view of its first operand."""
-    from xarr._ops.structural import STRUCTURAL
-    op = STRUCTURAL.get(instr.op)
-    return instr.op == "opt_barrier" or (op is not None and op.view)
-
-
 def protect_outputs(comp, called=False):
     """A result that is an argument or a constant (or a view of one) is copied, so the
     caller never gets an alias of its input or of a cached constant. In a ``called``
@@ -683,7 +691,7 @@ def protect_outputs(comp, called=False):
     for o in outs:
         base = o
         while True:
-            if _is_view(base) and base.op != "opt_barrier":
+            if is_view(base.op):
                 base = base.operands[0]
             elif base.op == "get_tuple_element" and base.operands[0].op == "opt_barrier":
                 base = base.operands[0].operands[base.attrs["index"]]
@@ -705,28 +713,23 @@ def protect_outputs(comp, called=False):
 
 def _inline_maps(comp):
     """A map of a scalar elementwise computation becomes those elementwise ops over the
-    whole operands (so fusion runs it on the fused executor)."""
+    whole operands (so fusion runs it on the fused executor): the computation is walked
+    over the map's operands (Computation.walk), each instruction copied before the map
+    with the map's shape."""
     for i in list(comp.instructions):
         if i.op != "map":
             continue
-        sub = i.calls[0]
-        env = {}
-        for p, x in zip(sub.parameters, i.operands):
-            env[id(p)] = x
-        for s in sub.instructions:
-            if s.op == "parameter":
-                continue
+
+        def emit(s, ops, i=i):
             if s.op == "constant":
-                env[id(s)] = _insert_before(comp, i, Instruction(
-                    "constant", (), s.type, dict(s.attrs)))
-                continue
-            ops = [env[id(o)] for o in s.operands]
+                return _insert_before(comp, i, Instruction("constant", (), s.type,
+                                                           dict(s.attrs)))
             ops = [o if o.dims == i.dims else _insert_before(comp, i, Instruction(
                 "broadcast", [o], TensorType(o.code, i.dims, None),
                 {"dimensions": ()})) for o in ops]
-            env[id(s)] = _insert_before(comp, i, Instruction(
+            return _insert_before(comp, i, Instruction(
                 s.op, ops, TensorType(s.code, i.dims, None), dict(s.attrs)))
-        replace_uses(comp, i, env[id(sub.root)])
+        replace_uses(comp, i, i.calls[0].walk(i.operands, emit))
     topo_sort(comp)
 
 

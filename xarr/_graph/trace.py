@@ -25,8 +25,12 @@ import weakref
 import numpy as np
 
 from xarr import _methods, _tensor
-from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES, as_dtype
+from xarr._dispatch import api, install_operators
+from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_int
 from xarr._graph.ir import Computation, Instruction, Module, TensorType, type_text
+from xarr._graph.pytree import flatten, unflatten
+from xarr._registry import hlo_opcode
+from xarr._shape import Shape
 from xarr._tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -88,13 +92,8 @@ class LazyGraph(Computation):
     def add(self, instr):
         instr.computation = self
         if instr.name is None:
-            instr.name = self.module.unique_name(_name_prefix(instr.op))
+            instr.name = self.module.unique_name(hlo_opcode(instr.op))
         return instr
-
-
-def _name_prefix(op):
-    from xarr._graph.ir import hlo_opcode
-    return hlo_opcode(op)
 
 
 def recorder(values):
@@ -125,8 +124,7 @@ def before_write(tensor):
         pending = [t for t in list(STATE.pending.values()) if t.instr.value is None]
         STATE.pending.clear()
         if pending:
-            from xarr._graph.lazy import evaluate
-            evaluate(pending)
+            api.lazy_evaluate(pending)
 
 
 def lazy_graph():
@@ -174,8 +172,7 @@ def instr_of(comp, v, op="xa"):
         return _constant(comp, v)
     if isinstance(v, _PY_SCALARS):
         raise TypeError(f"{op}: a Python scalar needs a dtype here")
-    from xarr._creation import asarray
-    return instr_of(comp, asarray(v), op)
+    return instr_of(comp, api.asarray(v), op)
 
 
 def _type_of_tensor(t):
@@ -197,8 +194,7 @@ def operand(comp, v, code, op):
     """``v`` as an instruction of element type ``code`` (scalars become constants,
     other types are converted)."""
     if isinstance(v, _PY_SCALARS):
-        from xarr._ops.elementwise import _int_scalar_check
-        _int_scalar_check(op, v, DTYPES[code])     # as eagerly: uint8 + (-2) raises
+        check_python_int(op, v, DTYPES[code])     # as eagerly: uint8 + (-2) raises
         return _constant(comp, v, code)
     instr = instr_of(comp, v, op)
     if instr.code != code:
@@ -225,7 +221,7 @@ def broadcast_to_shape(comp, instr, shape):
 def elementwise(comp, opdef, code, operands, shape):
     """Records ``opdef`` over instructions of value type ``code``, broadcast to ``shape``."""
     ins = [broadcast_to_shape(comp, o, shape) for o in operands]
-    rcode = code if opdef.kernel == "SELECT" else opdef.result_code(code)
+    rcode = opdef.result_code(code)
     return Traced(comp.add(Instruction(opdef.name, ins, TensorType(rcode, tuple(shape), None))))
 
 
@@ -255,11 +251,6 @@ def copy(comp, v):
 
 
 # ------------------------------------------------------------------------ Traced
-def _np():
-    from xarr._ops import elementwise
-    return elementwise
-
-
 class Traced:
     """An abstract tensor of the graph being built (see the module docstring). It supports
     the Tensor API's arithmetic, comparison and shape methods; its value is computed (lazy)
@@ -297,7 +288,6 @@ class Traced:
 
     @property
     def xla_shape(self):
-        from xarr._shape import Shape
         return Shape.parse(type_text(self.instr.type))
 
     @property
@@ -326,8 +316,7 @@ class Traced:
         return self.transpose(perm)
 
     def __array_namespace__(self, *, api_version=None):
-        import xarr
-        return xarr
+        return api.namespace()
 
     def __len__(self):
         if not self.instr.dims:
@@ -350,8 +339,7 @@ class Traced:
         """The value as a Tensor: computed for a lazy value, an error under jit."""
         comp = self.instr.computation
         if comp.kind == "lazy":
-            from xarr._graph.lazy import evaluate
-            return evaluate([self])[0]
+            return api.lazy_evaluate([self])[0]
         raise TracerConversionError(
             f"xa.jit: the value of a traced {type_text(self.instr.type)} is not known while "
             f"tracing. Python control flow (`if`, `while`, `bool()`, `float()`, NumPy "
@@ -401,8 +389,7 @@ class Traced:
     def __getitem__(self, key):
         if self.instr.computation.kind == "lazy":
             return self.concrete()[key]
-        from xarr._ops import indexing
-        return indexing.getitem(self, key)
+        return api.getitem(self, key)
 
     def __setitem__(self, key, value):
         raise TypeError("xa.jit / xa.lazy: item assignment (x[key] = v) on a traced value is "
@@ -412,69 +399,31 @@ class Traced:
 
     # ---------------------------------------------------------------- shape methods
     def astype(self, dtype, copy=True):
-        return _np().astype(self, CODE_OF[as_dtype(dtype)])
+        return api.astype(self, CODE_OF[as_dtype(dtype)])
 
     def reshape(self, *shape):
-        from xarr._ops import structural
-        from xarr._ops.layout import reshape_shape
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        shape = reshape_shape(self.shape, shape)
-        return self if shape == self.shape else structural.reshape(self, shape)
+        return api.reshape(self, shape)
 
     def transpose(self, *axes):
-        from xarr._ops import structural
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
             axes = axes[0]
         n = self.ndim
         perm = tuple(range(n - 1, -1, -1)) if not axes else \
             tuple(operator.index(p) % n if n else operator.index(p) for p in axes)
-        return structural.transpose(self, perm)
+        return api.lax_transpose(self, perm)
 
     def copy(self):
         return copy(_recorder_of(self), self)
 
-    # ---------------------------------------------------------------- operators
-    def __add__(self, o): return _np().numpy_apply("add", self, o)
-    def __radd__(self, o): return _np().numpy_apply("add", o, self)
-    def __sub__(self, o): return _np().numpy_apply("subtract", self, o)
-    def __rsub__(self, o): return _np().numpy_apply("subtract", o, self)
-    def __mul__(self, o): return _np().numpy_apply("multiply", self, o)
-    def __rmul__(self, o): return _np().numpy_apply("multiply", o, self)
-    def __truediv__(self, o): return _np().numpy_apply("divide", self, o)
-    def __rtruediv__(self, o): return _np().numpy_apply("divide", o, self)
-    def __floordiv__(self, o): return _np().numpy_apply("floor_divide", self, o)
-    def __rfloordiv__(self, o): return _np().numpy_apply("floor_divide", o, self)
-    def __mod__(self, o): return _np().numpy_apply("remainder", self, o)
-    def __rmod__(self, o): return _np().numpy_apply("remainder", o, self)
-    def __pow__(self, o): return _np().numpy_apply("power", self, o)
-    def __rpow__(self, o): return _np().numpy_apply("power", o, self)
-    def __and__(self, o): return _np().numpy_apply("bitwise_and", self, o)
-    def __rand__(self, o): return _np().numpy_apply("bitwise_and", o, self)
-    def __or__(self, o): return _np().numpy_apply("bitwise_or", self, o)
-    def __ror__(self, o): return _np().numpy_apply("bitwise_or", o, self)
-    def __xor__(self, o): return _np().numpy_apply("bitwise_xor", self, o)
-    def __rxor__(self, o): return _np().numpy_apply("bitwise_xor", o, self)
-    def __lshift__(self, o): return _np().numpy_apply("left_shift", self, o)
-    def __rlshift__(self, o): return _np().numpy_apply("left_shift", o, self)
-    def __rshift__(self, o): return _np().numpy_apply("right_shift", self, o)
-    def __rrshift__(self, o): return _np().numpy_apply("right_shift", o, self)
-    def __eq__(self, o): return _np().numpy_apply("equal", self, o)  # noqa: E704
-    def __ne__(self, o): return _np().numpy_apply("not_equal", self, o)
-    def __lt__(self, o): return _np().numpy_apply("less", self, o)
-    def __le__(self, o): return _np().numpy_apply("less_equal", self, o)
-    def __gt__(self, o): return _np().numpy_apply("greater", self, o)
-    def __ge__(self, o): return _np().numpy_apply("greater_equal", self, o)
-    def __neg__(self): return _np().numpy_apply("negative", self)
-    def __pos__(self): return _np().numpy_apply("positive", self)
-    def __abs__(self): return _np().numpy_apply("absolute", self)
-    def __invert__(self): return _np().numpy_apply("invert", self)
-
     __hash__ = None
 
 
-# NumPy-style methods (t.sum(axis=0) ...), the same definitions Tensor uses; fill writes in
-# place, which a graph value cannot.
+# The operators of xarr/_dispatch.py's tables (Tensor's are generated from the same ones)
+# and the NumPy-style methods (t.sum(axis=0) ...) Tensor has; fill writes in place, which
+# a graph value cannot.
+install_operators(Traced)
 for _name in _methods.NAMES:
     if _name != "fill":
         setattr(Traced, _name, getattr(_methods, _name))
@@ -482,3 +431,47 @@ for _name in _methods.NAMES:
 
 def _recorder_of(t):
     return recorder([t])
+
+
+# ------------------------------------------------------------------------ sub-computations
+def output_instr(comp, x, where):
+    """A function's result ``x`` (traced value, tensor, array or scalar) as an instruction
+    of ``comp``."""
+    if isinstance(x, (Traced, Tensor)):
+        return instr_of(comp, x, where)
+    if isinstance(x, np.ndarray):
+        return instr_of(comp, _tensor.wrap_numpy(x), where)
+    if isinstance(x, _PY_SCALARS) or isinstance(x, np.generic):
+        return _constant(comp, api.asarray(x))
+    raise TypeError(f"{where}: the function returned a {type(x).__name__}; results must be "
+                    f"tensors (or tuples/lists/dicts of them)")
+
+
+def set_root(comp, roots):
+    if len(roots) == 1:
+        comp.root = roots[0]
+    else:
+        comp.root = comp.add(Instruction("tuple", roots, tuple(r.type for r in roots)))
+
+
+def trace_sub(parent, fn, types, prefix, where, struct=None):
+    """Traces fn on parameters of ``types`` into a child computation of ``parent`` (the
+    computations of lax.reduce, lax.map, lax.cond, lax.while_loop ...). Returns
+    (computation, output structure, output instructions' types)."""
+    sub = TracedComputation(parent.module.unique_name(prefix), parent.module, parent=parent,
+                            kind="sub")
+    params = [Traced(sub.add_parameter(t)) for t in types]
+    args = [unflatten(struct, iter(params))] if struct is not None else params
+    STATE.stack.append(sub)
+    try:
+        out = fn(*args)
+    finally:
+        STATE.stack.pop()
+    sub.finished = True
+    leaves = []
+    out_struct = flatten(out, leaves)
+    roots = [output_instr(sub, x, where) for x in leaves]
+    if not roots:
+        raise TypeError(f"{where}: the function returned nothing")
+    set_root(sub, roots)
+    return sub, out_struct, [r.type for r in roots]

@@ -1,9 +1,15 @@
-"""Elementwise operations: one definition per op, from which the NumPy frontend (``xa.*``),
-the strict XLA frontend (``xa.lax.*``) and the tests are derived.
+"""Elementwise operations: the shape and dtype rules, and the two frontends built on the
+op registry's rows (xarr/_registry.py ELEMENTWISE).
 
-An op definition (``ElementwiseOp``) names the op, the C++ kernel that computes it, its
-arity, which element-type kinds it accepts and how its result type follows from its
-operand type. The shape rules live here too, apart from the kernels:
+* ``lax_apply(name, *operands)`` - XLA's strict semantics (``xa.lax.*``): equal element
+  types or a TypeError, XLA broadcasting (``lax_broadcast``);
+* ``numpy_apply(name, *operands)`` - NumPy 2's semantics (``xa.*`` and the operators):
+  promotion with weak Python scalars (``promote``), the NumPy function's own casting rules
+  (its ``NumpyForm``: ``resolve_numpy``), NumPy broadcasting (``broadcast_shapes``),
+  ``out=``, outputs that follow the inputs' layout.
+
+Both end in ``execute``: one kernel call (xarr._bindings.elementwise), or, when a graph is
+recording (xa.jit, xa.lazy), one instruction. The shape rules, apart from the kernels:
 
 * ``broadcast_shapes`` - NumPy's rule for ``xa.*`` and operators:
   ``(2, 1), (1, 3) -> (2, 3)``; ``(4,), (3, 1) -> (3, 4)``.
@@ -13,152 +19,25 @@ operand type. The shape rules live here too, apart from the kernels:
   ``f32[4] + f32[1,2]`` with ``(0,)`` -> ``[4,2]``; ``f32[1,2] + f32[4,3,1]`` with
   ``(1, 2)`` -> ``[4,3,2]``.
 
-Kernel calls go through ``xarr._tensor.run_elementwise``; a kernel never sees Python.
+The operators' compiled fast paths (xarr/_tensor_fastpaths.pxi) take their tables from
+``resolve_numpy`` too (``_fast_path_entries``, ``UNARY_FAST``), so they give exactly
+what this module's rules give.
 """
-
-from dataclasses import dataclass
 
 import numpy as np
 
-from xarr import _core
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype
+from xarr._bindings.elementwise import run_elementwise
+from xarr._dispatch import FAST_SLOTS, register
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype, check_python_int
 from xarr._graph import trace as _trace
 from xarr._graph.trace import Traced, recorder
+from xarr._ops.conversion import asarray
+from xarr._registry import Op, elementwise_ops, numpy_functions, register as register_op
 from xarr._tensor import Tensor
 
-KERNELS = _core.ew_ops()  # {'ADD': (code, arity), ...}
-
-
-@dataclass(frozen=True)
-class ElementwiseOp:
-    """One elementwise operation.
-
-    name:    the user-facing name (``add``; the lax and NumPy spellings map onto it)
-    kernel:  the EwOp kernel name in csrc/kernels/elementwise/ew_table.h
-    arity:   number of operands
-    kinds:   element-type kinds accepted: b(pred) i(signed) u(unsigned) f(float) c(complex)
-    result:  'same' (the operand type), 'pred', or 'real' (real part type of complex)
-    """
-
-    name: str
-    kernel: str
-    arity: int
-    kinds: str
-    result: str = "same"
-
-    @property
-    def code(self):
-        return KERNELS[self.kernel][0]
-
-    def result_code(self, code):
-        """The output dtype code for operands of dtype ``code``."""
-        if self.result == "pred":
-            return 0
-        if self.result == "real":
-            return {13: 11, 14: 12}.get(code, code)
-        if self.result == "complex":
-            return 14 if code == 12 else 13
-        return code
-
-    def accepts(self, code):
-        return KINDS[code] in self.kinds and _core.ew_supported(self.code, code)
-
-
-_ALL = "biufc"
-_NUM = "iufc"
-_INT = "iu"
-_FLT = "f"
-_FC = "fc"
-
-# The one table of elementwise ops. Names are lax's (snake_case XLA op names).
-OPS = {op.name: op for op in [
-    # unary
-    ElementwiseOp("neg", "NEG", 1, _NUM),
-    ElementwiseOp("abs", "ABS", 1, _ALL, "real"),
-    ElementwiseOp("sign", "SIGN", 1, _NUM),
-    ElementwiseOp("sign_np", "SIGN_NP", 1, _NUM),   # NumPy's: sign(-0.0) = +0.0
-    ElementwiseOp("not", "NOT", 1, "biu"),
-    ElementwiseOp("ceil", "CEIL", 1, _FLT),
-    ElementwiseOp("floor", "FLOOR", 1, _FLT),
-    ElementwiseOp("round", "ROUND", 1, _FLT),
-    ElementwiseOp("round_nearest_even", "ROUND_EVEN", 1, _FLT),
-    ElementwiseOp("rint", "ROUND_EVEN", 1, _FC),
-    ElementwiseOp("trunc", "TRUNC", 1, _FLT),
-    ElementwiseOp("exp", "EXP", 1, _FC),
-    ElementwiseOp("expm1", "EXPM1", 1, _FC),
-    ElementwiseOp("exp2", "EXP2", 1, _FC),
-    ElementwiseOp("log", "LOG", 1, _FC),
-    ElementwiseOp("log1p", "LOG1P", 1, _FC),
-    ElementwiseOp("log2", "LOG2", 1, _FC),
-    ElementwiseOp("log10", "LOG10", 1, _FC),
-    ElementwiseOp("logistic", "LOGISTIC", 1, _FC),
-    ElementwiseOp("tanh", "TANH", 1, _FC),
-    ElementwiseOp("sin", "SIN", 1, _FC),
-    ElementwiseOp("cos", "COS", 1, _FC),
-    ElementwiseOp("tan", "TAN", 1, _FC),
-    ElementwiseOp("asin", "ASIN", 1, _FC),
-    ElementwiseOp("acos", "ACOS", 1, _FC),
-    ElementwiseOp("atan", "ATAN", 1, _FC),
-    ElementwiseOp("sinh", "SINH", 1, _FC),
-    ElementwiseOp("cosh", "COSH", 1, _FC),
-    ElementwiseOp("asinh", "ASINH", 1, _FC),
-    ElementwiseOp("acosh", "ACOSH", 1, _FC),
-    ElementwiseOp("atanh", "ATANH", 1, _FC),
-    ElementwiseOp("sqrt", "SQRT", 1, _FC),
-    ElementwiseOp("rsqrt", "RSQRT", 1, _FC),
-    ElementwiseOp("cbrt", "CBRT", 1, _FLT),
-    ElementwiseOp("square", "SQUARE", 1, _NUM),
-    ElementwiseOp("is_finite", "IS_FINITE", 1, _ALL, "pred"),
-    ElementwiseOp("is_nan", "IS_NAN", 1, _ALL, "pred"),
-    ElementwiseOp("is_inf", "IS_INF", 1, _ALL, "pred"),
-    ElementwiseOp("signbit", "SIGNBIT", 1, "biuf", "pred"),
-    ElementwiseOp("population_count", "POPCNT", 1, _INT),
-    ElementwiseOp("clz", "CLZ", 1, _INT),
-    ElementwiseOp("real", "REAL", 1, _ALL, "real"),
-    ElementwiseOp("imag", "IMAG", 1, _ALL, "real"),
-    ElementwiseOp("conj", "CONJ", 1, _ALL),
-    ElementwiseOp("copy", "COPY", 1, _ALL),
-    # binary
-    ElementwiseOp("add", "ADD", 2, _ALL),
-    ElementwiseOp("sub", "SUB", 2, _NUM),
-    ElementwiseOp("mul", "MUL", 2, _ALL),
-    ElementwiseOp("div", "DIV", 2, _NUM),
-    ElementwiseOp("rem", "REM", 2, "iuf"),
-    ElementwiseOp("fmod", "FMOD", 2, "iuf"),
-    ElementwiseOp("floor_div", "FLOOR_DIV", 2, "iuf"),
-    ElementwiseOp("mod", "MOD", 2, "iuf"),
-    ElementwiseOp("max", "MAX", 2, _ALL),
-    ElementwiseOp("min", "MIN", 2, _ALL),
-    ElementwiseOp("pow", "POW", 2, _NUM),
-    ElementwiseOp("atan2", "ATAN2", 2, _FLT),
-    ElementwiseOp("hypot", "HYPOT", 2, _FLT),
-    ElementwiseOp("copysign", "COPYSIGN", 2, _FLT),
-    ElementwiseOp("logaddexp", "LOGADDEXP", 2, _FLT),
-    ElementwiseOp("nextafter", "NEXTAFTER", 2, _FLT),
-    ElementwiseOp("complex", "COMPLEX", 2, _FLT, "complex"),
-    ElementwiseOp("and", "AND", 2, "biu"),
-    ElementwiseOp("or", "OR", 2, "biu"),
-    ElementwiseOp("xor", "XOR", 2, "biu"),
-    ElementwiseOp("shift_left", "SHL", 2, _INT),
-    ElementwiseOp("shift_right_logical", "SHR_LOGICAL", 2, _INT),
-    ElementwiseOp("shift_right_arithmetic", "SHR_ARITH", 2, _INT),
-    ElementwiseOp("eq", "EQ", 2, _ALL, "pred"),
-    ElementwiseOp("ne", "NE", 2, _ALL, "pred"),
-    ElementwiseOp("lt", "LT", 2, _ALL, "pred"),
-    ElementwiseOp("le", "LE", 2, _ALL, "pred"),
-    ElementwiseOp("gt", "GT", 2, _ALL, "pred"),
-    ElementwiseOp("ge", "GE", 2, _ALL, "pred"),
-    ElementwiseOp("eq_total", "EQ_TOTAL", 2, "biuf", "pred"),
-    ElementwiseOp("ne_total", "NE_TOTAL", 2, "biuf", "pred"),
-    ElementwiseOp("lt_total", "LT_TOTAL", 2, "biuf", "pred"),
-    ElementwiseOp("le_total", "LE_TOTAL", 2, "biuf", "pred"),
-    ElementwiseOp("gt_total", "GT_TOTAL", 2, "biuf", "pred"),
-    ElementwiseOp("ge_total", "GE_TOTAL", 2, "biuf", "pred"),
-    # ternary
-    ElementwiseOp("select", "SELECT", 3, _ALL),
-    ElementwiseOp("clamp", "CLAMP", 3, "biuf"),
-]}
+OPS = elementwise_ops()               # {lax-level name: ElementwiseOp}
+NUMPY_FUNCTIONS = numpy_functions()   # {NumPy name: (NumpyForm, ElementwiseOp)}
 
 
 # ---------------------------------------------------------------------- shape rules
@@ -244,7 +123,7 @@ def lax_broadcast(op, shapes, broadcast_dimensions=None):
 _PY_SCALARS = (bool, int, float, complex)
 
 
-def _promote(values):
+def promote(values):
     """NumPy 2 promotion (NEP 50: Python scalars are weak) over tensors and scalars."""
     args = []
     for v in values:
@@ -263,7 +142,7 @@ def _promote(values):
         # ml_dtypes' bfloat16 does not take part in NEP 50; apply the weak-scalar rule
         # NumPy applies to float16: a Python bool/int/float keeps bfloat16, complex -> c64.
         strong = [a for a in args if isinstance(a, np.dtype)]
-        dt = strong[0] if len(strong) == 1 else _promote(
+        dt = strong[0] if len(strong) == 1 else promote(
             [v for v in values if not isinstance(v, _PY_SCALARS)])
         if dt == DTYPES[10] and any(isinstance(a, complex) for a in args):
             dt = DTYPES[13]
@@ -284,14 +163,7 @@ def _promote(values):
 _PROMOTE_CACHE = {}
 
 
-def _int_scalar_check(op, value, dtype):
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if value < info.min or value > info.max:
-            raise OverflowError(f"{op}: Python integer {value} out of bounds for {dtype}")
-
-
-def _as_operand(op, v, code, rec=None):
+def as_operand(op, v, code, rec=None):
     """v (Tensor, NumPy array, list, Python scalar) as a Tensor of dtype ``code``; with a
     recorder ``rec``, as an instruction of the graph being built."""
     if rec is not None:
@@ -303,21 +175,17 @@ def _as_operand(op, v, code, rec=None):
         _tensor.convert_into(out, _tensor.strided(v))
         return out
     if isinstance(v, _PY_SCALARS):
-        _int_scalar_check(op, v, DTYPES[code])
+        check_python_int(op, v, DTYPES[code])
         return _tensor.scalar_tensor(v, code)
-    from xarr._creation import asarray
-    return _as_operand(op, asarray(v), code)
+    return as_operand(op, asarray(v), code)
 
 
-def _to_tensor_or_scalar(v):
+def to_tensor_or_scalar(v):
+    """v itself when it is a tensor, a traced value or a Python scalar (weakly typed);
+    anything else (NumPy scalars and arrays, lists) as a tensor."""
     if isinstance(v, (Tensor, Traced) + _PY_SCALARS):
         return v
-    return _asarray(v)  # NumPy scalars are strongly typed: 0-d tensors
-
-
-def _asarray(v):
-    from xarr._creation import asarray
-    return asarray(v)
+    return asarray(v)  # NumPy scalars are strongly typed: 0-d tensors
 
 
 def output_layout_for(shape, operands):
@@ -344,7 +212,7 @@ def _check_out(op, out, shape, code):
         raise ValueError(f"{op}: out= must be a strided tensor, got a tiled one")
 
 
-def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
+def execute(opdef, code, inputs, shape, out, op_label, rec=None):
     """Runs opdef's kernel for value dtype ``code`` over operand tensors (already of that
     dtype, broadcastable to ``shape``) into ``out`` (new when None); with a recorder
     ``rec``, records it instead (inputs are then instructions)."""
@@ -361,8 +229,6 @@ def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
         _tensor.convert_into(out, value)
         return out
     rcode = opdef.result_code(code)
-    if opdef.kernel == "SELECT":
-        rcode = code
     if out is None:
         out = _tensor.empty(shape, rcode, output_layout_for(shape, inputs))
     else:
@@ -372,7 +238,7 @@ def _execute(opdef, code, inputs, shape, out, op_label, rec=None):
         inputs = [x if (not _tensor.shares_buffer(x, out) or _tensor.same_view(x, out))
                   else _tensor.copy_dense(x) for x in inputs]
     if out.size:
-        _tensor.run_elementwise(opdef.code, code, out, inputs)
+        run_elementwise(opdef.code, code, out, inputs)
     return out
 
 
@@ -390,7 +256,7 @@ def lax_scalar(op, value, code):
         raise TypeError(f"{op}: Python {type(value).__name__} {value!r} cannot be an "
                         f"operand of element type {XLA_NAMES[code]} (no implicit "
                         f"promotion in lax)")
-    _int_scalar_check(op, value, DTYPES[code])
+    check_python_int(op, value, DTYPES[code])
     return _tensor.scalar_tensor(value, code)
 
 
@@ -406,7 +272,7 @@ def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
         if isinstance(v, (Tensor, Traced)):
             ts.append(v)
         elif isinstance(v, (np.ndarray, np.generic)):
-            ts.append(_asarray(v))
+            ts.append(asarray(v))
         elif isinstance(v, _PY_SCALARS):
             ts.append(None)
         else:
@@ -442,83 +308,36 @@ def lax_apply(name, *operands, broadcast_dimensions=None, label=None):
             for t, ks in zip(full, kshapes)]
     if rec is not None:
         full = [_trace.instr_of(rec, t, f"lax.{name}") for t in full]
-    return _execute(opdef, code, full, shape, None, f"lax.{name}", rec)
+    return execute(opdef, code, full, shape, None, f"lax.{name}", rec)
+
+
+class RoundingMethod:
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def lax_round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """lax.round: round to integral values, half away from zero (XLA's Round) by default,
+    or half to even with ``rounding_method=RoundingMethod.TO_NEAREST_EVEN``."""
+    if int(rounding_method) == RoundingMethod.TO_NEAREST_EVEN:
+        return lax_apply("round_nearest_even", x)
+    if int(rounding_method) != RoundingMethod.AWAY_FROM_ZERO:
+        raise ValueError(f"lax.round: unknown rounding_method {rounding_method!r}")
+    return lax_apply("round", x)
+
+
+def convert_element_type(operand, new_dtype):
+    """lax.convert_element_type: float -> int truncates toward zero and saturates
+    (NaN -> 0); x -> pred is x != 0; complex -> real drops the imaginary part (SPEC.md)."""
+    if not isinstance(operand, (Tensor, Traced)):
+        operand = asarray(operand)
+    return operand.astype(as_dtype(new_dtype))
 
 
 # ---------------------------------------------------------------------- NumPy frontend
-@dataclass(frozen=True)
-class NumpyOp:
-    """A NumPy-frontend function defined on top of an ElementwiseOp.
-
-    to_float: integer/bool operands are computed in floating point (NumPy's loops:
-              int8 -> float16, int16 -> float32, wider -> float64; 'f64' forces float64)
-    kernel_by_kind: per-kind override of the lax op (right_shift is logical on unsigned)
-    logical: operands are converted to bool first (logical_and ...)
-    """
-
-    name: str
-    lax: str
-    to_float: str = ""
-    kernel_by_kind: tuple = ()
-    logical: bool = False
-    bool_as: str = ""       # compute bool operands in this dtype (NumPy's int8 loops)
-    result_as: str = ""     # convert the result to this dtype (bitwise_count -> uint8)
-    no_bool: bool = False   # NumPy has no bool loop (TypeError)
-
-
-NUMPY_OPS = {op.name: op for op in [
-    NumpyOp("add", "add"), NumpyOp("subtract", "sub"), NumpyOp("multiply", "mul"),
-    NumpyOp("divide", "div", to_float="f64"),
-    NumpyOp("floor_divide", "floor_div", bool_as="int8"),
-    NumpyOp("remainder", "mod", bool_as="int8"), NumpyOp("fmod", "fmod", bool_as="int8"),
-    NumpyOp("power", "pow", bool_as="int8"),
-    NumpyOp("maximum", "max"), NumpyOp("minimum", "min"),
-    NumpyOp("arctan2", "atan2", to_float="loops"), NumpyOp("hypot", "hypot", to_float="loops"),
-    NumpyOp("copysign", "copysign", to_float="loops"),
-    NumpyOp("logaddexp", "logaddexp", to_float="loops"),
-    NumpyOp("nextafter", "nextafter", to_float="loops"),
-    NumpyOp("bitwise_and", "and"), NumpyOp("bitwise_or", "or"), NumpyOp("bitwise_xor", "xor"),
-    NumpyOp("logical_and", "and", logical=True), NumpyOp("logical_or", "or", logical=True),
-    NumpyOp("logical_xor", "xor", logical=True),
-    NumpyOp("left_shift", "shift_left", bool_as="int8"),
-    NumpyOp("right_shift", "shift_right_arithmetic", bool_as="int8",
-            kernel_by_kind=(("u", "shift_right_logical"),)),
-    NumpyOp("equal", "eq"), NumpyOp("not_equal", "ne"), NumpyOp("less", "lt"),
-    NumpyOp("less_equal", "le"), NumpyOp("greater", "gt"), NumpyOp("greater_equal", "ge"),
-    # unary
-    NumpyOp("negative", "neg"), NumpyOp("positive", "copy", no_bool=True), NumpyOp("absolute", "abs"),
-    NumpyOp("sign", "sign_np"), NumpyOp("invert", "not"), NumpyOp("logical_not", "not",
-                                                                logical=True),
-    NumpyOp("ceil", "ceil", to_float="keepint"), NumpyOp("floor", "floor", to_float="keepint"),
-    NumpyOp("trunc", "trunc", to_float="keepint"),
-    NumpyOp("rint", "rint", to_float="loops"),
-    NumpyOp("exp", "exp", to_float="loops"), NumpyOp("expm1", "expm1", to_float="loops"),
-    NumpyOp("exp2", "exp2", to_float="loops"), NumpyOp("log", "log", to_float="loops"),
-    NumpyOp("log1p", "log1p", to_float="loops"), NumpyOp("log2", "log2", to_float="loops"),
-    NumpyOp("log10", "log10", to_float="loops"), NumpyOp("sin", "sin", to_float="loops"),
-    NumpyOp("cos", "cos", to_float="loops"), NumpyOp("tan", "tan", to_float="loops"),
-    NumpyOp("arcsin", "asin", to_float="loops"), NumpyOp("arccos", "acos", to_float="loops"),
-    NumpyOp("arctan", "atan", to_float="loops"), NumpyOp("sinh", "sinh", to_float="loops"),
-    NumpyOp("cosh", "cosh", to_float="loops"), NumpyOp("tanh", "tanh", to_float="loops"),
-    NumpyOp("arcsinh", "asinh", to_float="loops"), NumpyOp("arccosh", "acosh",
-                                                           to_float="loops"),
-    NumpyOp("arctanh", "atanh", to_float="loops"), NumpyOp("sqrt", "sqrt", to_float="loops"),
-    NumpyOp("cbrt", "cbrt", to_float="loops"), NumpyOp("square", "square", bool_as="int8"),
-    NumpyOp("isfinite", "is_finite"), NumpyOp("isnan", "is_nan"), NumpyOp("isinf", "is_inf"),
-    NumpyOp("signbit", "signbit"), NumpyOp("real", "real"), NumpyOp("imag", "imag"),
-    NumpyOp("conjugate", "conj", bool_as="int8"),
-    NumpyOp("bitwise_count", "population_count", bool_as="uint8", result_as="uint8"),
-    NumpyOp("expit", "logistic", to_float="loops"),
-]}
-
-
-def _kind(dt):
-    return KINDS[CODE_OF[dt]]
-
-
 def _float_for(dt, rule):
     """The float dtype NumPy computes ``rule`` ops in for an integer/bool dtype."""
-    if _kind(dt) in "fc" or rule == "":
+    if KINDS[CODE_OF[dt]] in "fc" or rule == "":
         return dt
     if rule == "f64":
         return np.dtype(np.float64)
@@ -528,59 +347,75 @@ def _float_for(dt, rule):
     return np.result_type(dt, np.float16)
 
 
+def resolve_numpy(form, opdef, dt):
+    """What NumPy function ``form`` (computed by ``opdef``) does with operands promoted to
+    dtype ``dt``: (the op to run, the dtype it computes in, the result dtype), or None when
+    NumPy returns integer operands unchanged (floor / ceil / trunc of integers). TypeError
+    names the function when NumPy has no loop for ``dt``.
+    Worked examples: exp of int16 -> (exp, float32, float32); divide of int32 -> (div,
+    float64, float64); right_shift of uint8 -> (shift_right_logical, uint8, uint8);
+    bitwise_count of bool -> (population_count, uint8, uint8); floor of int8 -> None."""
+    if form.logical:
+        dt = np.dtype(bool)
+    else:
+        dt = _float_for(dt, form.to_float)
+        if form.to_float == "keepint" and KINDS[CODE_OF[dt]] in "biu":
+            return None
+        if dt == np.bool_ and form.no_bool:
+            raise TypeError(f"xa.{form.name}: not supported for bool inputs")
+        if dt == np.bool_ and form.bool_as:
+            dt = np.dtype(form.bool_as)
+    op = opdef
+    for kind, alt in form.kernel_by_kind:
+        if dt.kind == kind:
+            op = OPS[alt]
+    if not op.accepts(CODE_OF[dt]):
+        raise TypeError(f"xa.{form.name}: not supported for {dt} inputs")
+    final = np.dtype(form.result_as) if form.result_as else DTYPES[op.result_code(CODE_OF[dt])]
+    return op, dt, final
+
+
 def numpy_apply(name, *operands, out=None):
     """The NumPy-semantics call of ``name`` (xa.add, operators ...): NumPy 2 promotion with
     weak Python scalars, NumPy broadcasting, output layout following the inputs."""
-    if out is None and len(operands) == 1 and name in _UNARY_FAST:
-        res = _tensor.unary_contiguous(operands[0], _UNARY_FAST[name])
+    if out is None and len(operands) == 1 and name in UNARY_FAST:
+        res = _tensor.unary_contiguous(operands[0], UNARY_FAST[name])
         if res is not None:
             return res
-    nop = NUMPY_OPS[name]
-    vals = [_to_tensor_or_scalar(v) for v in operands]
+    form, opdef = NUMPY_FUNCTIONS[name]
+    label = f"xa.{name}"
+    vals = [to_tensor_or_scalar(v) for v in operands]
     rec = recorder(vals)
-    if nop.lax in _COMPARISONS:
+    if opdef.name in _COMPARISONS:
         vals = _widen_for_out_of_range_ints(vals)
-    dt = _promote(vals)
-    if nop.logical:
-        dt = np.dtype(bool)
-    else:
-        dt = _float_for(dt, nop.to_float)
-        if nop.to_float == "keepint" and _kind(dt) in "biu":
-            # NumPy 2: floor/ceil/trunc of integers return the integers unchanged.
-            return numpy_apply("positive", *operands, out=out) if dt != np.bool_ else \
-                _execute(OPS["copy"], 0, [_as_operand(name, vals[0], 0, rec)],
-                         vals[0].shape, out, f"xa.{name}", rec)
-        if dt == np.bool_ and nop.no_bool:
-            raise TypeError(f"xa.{name}: not supported for bool inputs")
-        if dt == np.bool_ and nop.bool_as:
-            dt = np.dtype(nop.bool_as)
-    if nop.lax == "pow" and _kind(dt) in "iu":
+    promoted = promote(vals)
+    resolved = resolve_numpy(form, opdef, promoted)
+    if resolved is None:     # NumPy 2: floor/ceil/trunc of integers return them unchanged
+        if promoted != np.bool_:
+            return numpy_apply("positive", *operands, out=out)
+        return execute(OPS["copy"], 0, [as_operand(name, vals[0], 0, rec)], vals[0].shape,
+                       out, label, rec)
+    op, dt, final = resolved
+    if form.int_exponent and KINDS[CODE_OF[dt]] in "iu":
         _check_no_negative_int_exponent(vals[1])
-    if name == "bitwise_count" and _kind(dt) == "i":
+    if form.magnitude and KINDS[CODE_OF[dt]] == "i":
         vals = [numpy_apply("absolute", vals[0])]  # NumPy counts the bits of |x|
-    lax_name = nop.lax
-    for kind, alt in nop.kernel_by_kind:
-        if dt.kind == kind:
-            lax_name = alt
-    opdef = OPS[lax_name]
     code = CODE_OF[dt]
-    if not opdef.accepts(code):
-        raise TypeError(f"xa.{name}: not supported for {dt} inputs")
     shape = broadcast_shapes(*[np.shape(v) if not isinstance(v, Tensor) else v.shape
-                               for v in vals], op=f"xa.{name}")
-    ts = [_as_operand(f"xa.{name}", v, code, rec) for v in vals]
-    if nop.result_as:
-        res = _execute(opdef, code, ts, shape, None, f"xa.{name}", rec)
-        final = np.dtype(nop.result_as)
-        if out is None or rec is not None:
-            return res.astype(final) if out is None else \
-                _execute(OPS["copy"], CODE_OF[final], [_trace.operand(rec, res, CODE_OF[final],
-                                                                      name)],
-                         shape, out, f"xa.{name}", rec)
-        _check_out(f"xa.{name}", out, shape, CODE_OF[final])
-        _tensor.convert_into(out, res)
-        return out
-    return _execute(opdef, code, ts, shape, out, f"xa.{name}", rec)
+                               for v in vals], op=label)
+    ts = [as_operand(label, v, code, rec) for v in vals]
+    if final == DTYPES[op.result_code(code)]:
+        return execute(op, code, ts, shape, out, label, rec)
+    res = execute(op, code, ts, shape, None, label, rec)
+    if out is None:
+        return res.astype(final)
+    if rec is not None:
+        return execute(OPS["copy"], CODE_OF[final], [_trace.operand(rec, res, CODE_OF[final],
+                                                                    name)],
+                       shape, out, label, rec)
+    _check_out(label, out, shape, CODE_OF[final])
+    _tensor.convert_into(out, res)
+    return out
 
 
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
@@ -594,7 +429,7 @@ def _widen_for_out_of_range_ints(vals):
     out = []
     for v in vals:
         if isinstance(v, int) and not isinstance(v, bool) and tensors and \
-                all(_kind(t.dtype) in "iu" for t in tensors):
+                all(KINDS[CODE_OF[t.dtype]] in "iu" for t in tensors):
             fits = all(np.iinfo(t.dtype).min <= v <= np.iinfo(t.dtype).max for t in tensors)
             if not fits:
                 if -2**63 <= v < 2**63 and not (v < 0 and any(
@@ -615,15 +450,15 @@ def _check_no_negative_int_exponent(e):
     """NumPy raises for integer ** negative integer (lax.pow returns 0 instead)."""
     if isinstance(e, int) and not isinstance(e, bool):
         neg = e < 0
-    elif isinstance(e, Tensor) and _kind(e.dtype) == "i" and e.size:
-        neg = bool(np.asarray(e).min() < 0)  # validation only; reductions come with issue 4
+    elif isinstance(e, Tensor) and KINDS[CODE_OF[e.dtype]] == "i" and e.size:
+        neg = bool(np.asarray(e).min() < 0)  # a value check, on NumPy's own min
     else:
         neg = False
     if neg:
         raise ValueError("xa.power: integers to negative integer powers are not allowed")
 
 
-# Hooks the Cython tensor type calls for operator slow paths.
+# ---------------------------------------------------------------------- entry points
 def binary(name, a, b):
     try:
         return numpy_apply(name, a, b)
@@ -640,21 +475,14 @@ def _is_array_like(v):
         hasattr(v, "__dlpack__") or hasattr(v, "__array__")
 
 
-def unary(name, x):
-    return numpy_apply(name, x)
-
-
 def inplace(name, target, other):
     """target <op>= other, NumPy's rules: the result must cast to target's dtype under
     'same_kind', and target's shape may not grow."""
     if not target.flags["WRITEABLE"]:
         raise ValueError(f"xa.{name}: in-place target is read-only")
-    other_v = _to_tensor_or_scalar(other)
-    res_dt = _promote([target, other_v])
-    nop = NUMPY_OPS[name]
-    res_dt = _float_for(res_dt, nop.to_float)
-    if res_dt == np.bool_ and nop.bool_as:
-        res_dt = np.dtype(nop.bool_as)
+    other_v = to_tensor_or_scalar(other)
+    form, opdef = NUMPY_FUNCTIONS[name]
+    res_dt = resolve_numpy(form, opdef, promote([target, other_v]))[1]
     if not np.can_cast(res_dt, target.dtype, "same_kind"):
         raise TypeError(f"xa.{name}: cannot cast the result {res_dt} to the in-place "
                         f"target's {target.dtype} under casting rule 'same_kind'")
@@ -667,7 +495,7 @@ def inplace(name, target, other):
         numpy_apply(name, target, other_v, out=target)
         return target
     result = numpy_apply(name, target, other_v)
-    setitem(target, Ellipsis, result)
+    target[...] = result
     return target
 
 
@@ -681,117 +509,57 @@ def astype(x, code):
     return out
 
 
-def setitem(target, key, value):
-    """target[key] = value (basic indexing; value broadcast and cast unsafely like NumPy)."""
-    if not target.flags["WRITEABLE"]:
-        raise ValueError("assignment destination is read-only")
-    if type(value) is Traced:
-        value = value.concrete()
-    _trace.before_write(target)
-    if _tensor.is_tiled(target):
-        from xarr._ops import layout as _layout
-        tmp = _layout.untile(target)
-        setitem(tmp, key, value)
-        _layout.retile_into(target, tmp)
-        return
-    from xarr._ops import indexing as _indexing
-    if _indexing.is_advanced(key):
-        _indexing.setitem(target, key, value)
-        return
-    view = _tensor.basic_getitem(target, key)
-    if not isinstance(value, Tensor):
-        if isinstance(value, _PY_SCALARS):
-            _int_scalar_check("setitem", value, view.dtype)
-            if view.size:
-                _tensor.fill(view, value)
-            return
-        value = _asarray(value)
-    value = _tensor.strided(value)
-    vshape = value.shape
-    while len(vshape) > view.ndim and vshape[0] == 1:
-        vshape = vshape[1:]
-    if vshape != value.shape:
-        value = value.reshape(vshape)
-    broadcast_shapes(view.shape, vshape, op="setitem")
-    if broadcast_shapes(view.shape, vshape) != view.shape:
-        raise ValueError(f"could not broadcast input of shape {value.shape} into shape "
-                         f"{view.shape}")
-    if _tensor.shares_buffer(value, view) and not _tensor.same_view(value, view):
-        value = _tensor.copy_dense(value)
-    if view.size:
-        _tensor.convert_into(view, value)
+# ---------------------------------------------------------------------- fast paths
+def _direct(name, dt):
+    """(kernel op code, result code) when NumPy function ``name`` on operands all of
+    dtype ``dt`` is exactly one kernel on ``dt`` (no conversion, no value check, no
+    special case), else None: the operators' and one-operand functions' fast paths run
+    only such entries."""
+    form, opdef = NUMPY_FUNCTIONS[name]
+    code = CODE_OF[dt]
+    try:
+        resolved = resolve_numpy(form, opdef, dt)
+    except TypeError:
+        return None
+    if resolved is None:
+        return None
+    op, cdt, final = resolved
+    if cdt != dt or form.int_exponent and KINDS[code] in "iu" or \
+            form.magnitude and KINDS[code] == "i" or final != DTYPES[op.result_code(code)]:
+        return None
+    return op.code, op.result_code(code)
 
 
-def advanced_getitem(t, key):
-    """Integer-array / boolean-mask indexing (xarr/_ops/indexing.py)."""
-    from xarr._ops import indexing as _indexing
-    return _indexing.advanced_getitem(t, key)
-
-
-def matmul(a, b):
-    return NotImplemented
-
-
-def _fast_entries():
-    """(kernel code, dtype, result dtype) triples where the compiled operator fast path
-    gives exactly NumPy's result for same-dtype, same-shape tensors."""
+def _fast_path_entries():
+    """(slot, dtype, kernel op, result dtype) for the operators' compiled fast path
+    (xarr/_tensor_fastpaths.pxi; slots are xarr/_dispatch.py's FAST_SLOTS)."""
     entries = []
-    same = {"ADD": "biufc", "SUB": "iufc", "MUL": "biufc", "DIV": "fc",
-            "FLOOR_DIV": "iuf", "MOD": "iuf", "AND": "biu", "OR": "biu", "XOR": "biu"}
-    pred = {"EQ", "NE", "LT", "LE", "GT", "GE"}
-    for kname, kinds in same.items():
+    for slot, name in enumerate(FAST_SLOTS):
         for code, dt in enumerate(DTYPES):
-            if KINDS[code] in kinds:
-                entries.append((KERNELS[kname][0], code, code))
-    for kname in pred:
-        for code in range(len(DTYPES)):
-            entries.append((KERNELS[kname][0], code, 0))
+            d = _direct(name, dt)
+            if d is not None:
+                entries.append((slot, code, d[0], d[1]))
     return entries
 
 
 def _unary_fast_table():
-    """{NumPy function name: tuple over dtype codes of (kernel op, result code) or None}:
-    the one-operand functions and dtypes for which numpy_apply's general path ends in
-    exactly lax op ``kernel`` on the operand's own dtype (no conversion to float, no
-    bool or integer special case). E.g. exp on float32 is (EXP, float32); exp on int32
-    (computed in float64) and floor on int32 (NumPy returns the ints) are None."""
+    """{NumPy function name: tuple over dtype codes of (kernel op, result code) or None}
+    for the one-operand functions (numpy_apply's first step). E.g. exp on float32 is
+    (EXP, float32); exp on int32 (computed in float64) and floor on int32 (NumPy returns
+    the ints) are None."""
     table = {}
-    for name, nop in NUMPY_OPS.items():
-        if nop.logical or nop.result_as or name == "bitwise_count":
+    for name, (form, opdef) in NUMPY_FUNCTIONS.items():
+        if opdef.arity != 1:
             continue
-        entries = []
-        for code, dt in enumerate(DTYPES):
-            lax_name = nop.lax
-            for kind, alt in nop.kernel_by_kind:
-                if dt.kind == kind:
-                    lax_name = alt
-            opdef = OPS[lax_name]
-            ok = (opdef.arity == 1 and opdef.accepts(code)
-                  and _float_for(dt, nop.to_float) == dt
-                  and not (nop.to_float == "keepint" and _kind(dt) in "biu")
-                  and not (dt == np.bool_ and (nop.no_bool or nop.bool_as)))
-            entries.append((opdef.code, opdef.result_code(code)) if ok else None)
+        entries = tuple(_direct(name, dt) for dt in DTYPES)
         if any(entries):
-            table[name] = tuple(entries)
+            table[name] = entries
     return table
 
 
-def reshape(x, shape):
-    from xarr._ops import layout as _layout
-    return _layout.reshape(x, shape)
-
-
-def relayout(x, layout):
-    from xarr._ops import layout as _layout
-    return _layout.relayout(x, layout)
-
-
-def untile(x):
-    from xarr._ops import layout as _layout
-    return _layout.untile(x)
-
-
-import sys as _sys  # noqa: E402
-
-_tensor._register_frontend(_sys.modules[__name__], _fast_entries())
-_UNARY_FAST = _unary_fast_table()
+# ConvertElementType: an elementwise graph op of its own (its "kernel" is the conversion
+# table of every elementwise ISA table; the fused executor runs it as FUSED_CONVERT).
+register_op(Op("convert", "elementwise"))
+UNARY_FAST = _unary_fast_table()
+_tensor.register_fast_paths(_fast_path_entries())
+register(numpy_apply=numpy_apply, binary=binary, inplace=inplace, astype=astype)

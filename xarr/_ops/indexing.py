@@ -1,12 +1,12 @@
 """Advanced indexing (NumPy's rules) and the index-producing functions built on it:
 ``t[key]`` / ``t[key] = v`` with integer arrays and boolean masks, ``xa.nonzero``,
-``xa.argwhere``, ``xa.flatnonzero``, ``xa.take``, ``xa.take_along_axis`` and the
-integer-array form of ``xa.repeat``.
+``xa.argwhere``, ``xa.flatnonzero``, ``xa.take`` and ``xa.take_along_axis``.
 
-Python decides, C++ copies (csrc/kernels/gather_scatter/): a key is normalized into
-items, ``_plan`` works out the strided view the arrays index (slices, ints and new axes
-applied as a basic view), which of its dims the arrays index and where the indexed dims go,
-then one gather / scatter / mask kernel call does the copy.
+Python decides, C++ copies (csrc/kernels/indexing/): a key is normalized into items,
+``_plan`` works out the strided view the arrays index (slices, ints and new axes applied
+as a basic view), which of its dims the arrays index and where the indexed dims go, then
+one take / put / mask kernel call does the copy. (These are NumPy's indexing rules;
+XLA's Gather and Scatter, with dimension numbers, are a family of their own.)
 
 NumPy's placement rule, with worked examples for x of shape (5, 6, 7):
 * advanced indices (arrays, and ints once any array is present) next to each other keep
@@ -16,8 +16,8 @@ NumPy's placement rule, with worked examples for x of shape (5, 6, 7):
 A boolean mask of k dims stands for the k integer arrays of its ``nonzero()``; a 0-d bool
 adds a new dim of length 1 (True) or 0 (False).
 
-Under ``xa.jit`` integer-array gets are recorded as one ``gather`` instruction (a
-StructuralOp whose executable step is the eager code); a boolean mask that is itself
+Under ``xa.jit`` integer-array gets are recorded as one ``advanced_index`` instruction (a
+structural op whose executable step is the eager code); a boolean mask that is itself
 traced has a data-dependent shape and raises a TypeError pointing to ``xa.where``.
 Assignment through advanced keys is eager only.
 """
@@ -28,15 +28,26 @@ from collections import namedtuple
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES
+from xarr._axes import normalize_axis
+from xarr._bindings.indexing import (mask_put, mask_select, nonzero_of, put_indexed,
+                                     take_indexed)
+from xarr._dispatch import register
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, check_python_int
+from xarr._graph import trace as _trace
 from xarr._graph.ir import TensorType
 from xarr._graph.trace import Traced, recorder
+from xarr._ops import layout as _layout
 from xarr._ops import structural as S
+from xarr._ops.conversion import asarray
+from xarr._ops.creation import arange
+from xarr._ops.elementwise import broadcast_shapes, numpy_apply
 from xarr._tensor import Tensor
 
-_PRED = 0
-_S64 = 4
-_INT_CODES = (1, 2, 3, 4, 5, 6, 7, 8)
+_PRED = CODE_OF[np.dtype(np.bool_)]
+_S64 = CODE_OF[np.dtype(np.int64)]
+_U64 = CODE_OF[np.dtype(np.uint64)]
+_INT_CODES = tuple(c for c, k in enumerate(KINDS) if k in "iu")
+_PY_SCALARS = (bool, int, float, complex)
 _INT64_MAX = (1 << 63) - 1
 _VALID_MSG = ("only integers, slices (`:`), ellipsis (`...`), None (`xa.newaxis`) and "
               "integer or boolean arrays are valid indices")
@@ -247,7 +258,7 @@ def _masks_to_arrays(items):
     out = []
     for kind, val in items:
         if kind == "bool":
-            nz = _tensor.nonzero_of(_tensor.strided(val))
+            nz = nonzero_of(_tensor.strided(val))
             out += [("array", nz[j]) for j in range(val.ndim)]
         else:
             out.append((kind, val))
@@ -272,7 +283,7 @@ def _index_tensors(plan, bshape, src_shape):
         else:
             t = _tensor.strided(val)
         code = CODE_OF[t.dtype]
-        if code == 8 and t.size:   # uint64 beyond int64's range would wrap: out of bounds
+        if code == _U64 and t.size:   # uint64 beyond int64's range would wrap: out of bounds
             big = np.asarray(t).max()
             if big > _INT64_MAX:
                 raise IndexError(f"index {int(big)} is out of bounds for axis {d} with size "
@@ -299,18 +310,13 @@ def _getitem_eager(x, items):
     if m is not None:
         v0, _, mask, _ = m
         mask = _tensor.strided(mask)
-        return _tensor.mask_select(_mask_first(view, v0, mask.ndim), mask)
+        return mask_select(_mask_first(view, v0, mask.ndim), mask)
     if any(kind == "bool" for kind, _ in items):
         items = _masks_to_arrays(items)
         plan = _plan(x.shape, items)
     bshape = _broadcast_index_shapes([_index_shape(k, val) for _, k, val, _ in plan.adv])
     idx, vaxes, labels = _index_tensors(plan, bshape, x.shape)
-    return _tensor.gather_take(view, idx, vaxes, labels, plan.nouter, bshape)
-
-
-def advanced_getitem(t, key):
-    """The Tensor.__getitem__ hook for keys basic indexing does not handle."""
-    return getitem(t, key)
+    return take_indexed(view, idx, vaxes, labels, plan.nouter, bshape)
 
 
 def getitem(x, key):
@@ -334,7 +340,7 @@ def getitem(x, key):
                         f"value) to keep the shape, or pass the mask as a static (concrete) "
                         f"array")
                 val = val.concrete()
-            nz = _tensor.nonzero_of(_tensor.strided(val))
+            nz = nonzero_of(_tensor.strided(val))
             resolved += [("array", nz[j]) for j in range(val.ndim)]
         else:
             resolved.append((kind, val))
@@ -351,7 +357,7 @@ def getitem(x, key):
             spec.append((kind, val))
         else:
             spec.append((kind,))
-    return S.apply("gather", [x] + operands, spec=tuple(spec))
+    return S.apply("advanced_index", [x] + operands, spec=tuple(spec))
 
 
 def _items_of_spec(spec, arrays):
@@ -370,7 +376,7 @@ def _items_of_spec(spec, arrays):
     return items
 
 
-def _gather_rule(types, spec):
+def _index_rule(types, spec):
     x, arrays = types[0], types[1:]
     for a in arrays:
         if a.code not in _INT_CODES:
@@ -383,7 +389,7 @@ def _gather_rule(types, spec):
     return TensorType(x.code, _result_shape(vshape, plan, bshape), None)
 
 
-def _gather_impl(x, *arrays, spec):
+def _index_impl(x, *arrays, spec):
     return _getitem_eager(x, _items_of_spec(spec, arrays))
 
 
@@ -402,7 +408,7 @@ def _spec_text(a):
     return ["index={" + ", ".join(parts) + "}"]
 
 
-S.defop("gather", _gather_rule, _gather_impl, text=_spec_text)
+S.defop("advanced_index", _index_rule, _index_impl, text=_spec_text)
 
 
 def _view_shape(shape, basic):
@@ -460,11 +466,50 @@ def _traced_basic(x, plan):
 
 # ---------------------------------------------------------------------- set
 def setitem(target, key, value):
+    """target[key] = value (Tensor.__setitem__): value broadcast and cast unsafely to the
+    target's dtype like NumPy; basic keys write through a view, advanced keys through the
+    put / mask kernels. Pending lazy values that read ``target`` are computed first."""
+    if not target.flags["WRITEABLE"]:
+        raise ValueError("assignment destination is read-only")
+    if type(value) is Traced:
+        value = value.concrete()
+    _trace.before_write(target)
+    if _tensor.is_tiled(target):
+        tmp = _layout.untile(target)
+        setitem(tmp, key, value)
+        _layout.retile_into(target, tmp)
+        return
+    if is_advanced(key):
+        _setitem_advanced(target, key, value)
+        return
+    view = _tensor.basic_getitem(target, key)
+    if not isinstance(value, Tensor):
+        if isinstance(value, _PY_SCALARS):
+            check_python_int("setitem", value, view.dtype)
+            if view.size:
+                _tensor.fill(view, value)
+            return
+        value = asarray(value)
+    value = _tensor.strided(value)
+    vshape = value.shape
+    while len(vshape) > view.ndim and vshape[0] == 1:
+        vshape = vshape[1:]
+    if vshape != value.shape:
+        value = value.reshape(vshape)
+    broadcast_shapes(view.shape, vshape, op="setitem")
+    if broadcast_shapes(view.shape, vshape) != view.shape:
+        raise ValueError(f"could not broadcast input of shape {value.shape} into shape "
+                         f"{view.shape}")
+    if _tensor.shares_buffer(value, view) and not _tensor.same_view(value, view):
+        value = _tensor.copy_dense(value)
+    if view.size:
+        _tensor.convert_into(view, value)
+
+
+def _setitem_advanced(target, key, value):
     """target[key] = value for an advanced key (eager only): value cast to target's dtype
     like NumPy (unsafe casting), broadcast to the indexed shape. Repeated integer indices:
-    the last value wins. ``elementwise.setitem`` has already checked writeability, taken
-    care of tiled targets and of pending lazy values."""
-    from xarr._ops import elementwise as E
+    the last value wins."""
     items = normalize_key(key)
     resolved = []
     for kind, val in items:
@@ -484,11 +529,11 @@ def setitem(target, key, value):
     plan = _plan(target.shape, items)
     view = _tensor.basic_getitem(target, plan.basic)
     code = CODE_OF[target.dtype]
-    if isinstance(value, E._PY_SCALARS):
-        E._int_scalar_check("setitem", value, target.dtype)
+    if isinstance(value, _PY_SCALARS):
+        check_python_int("setitem", value, target.dtype)
         val = _tensor.scalar_tensor(value, code)
     else:
-        val = value if isinstance(value, Tensor) else E._asarray(value)
+        val = value if isinstance(value, Tensor) else asarray(value)
         val = _tensor.strided(val)
         if CODE_OF[val.dtype] != code or _tensor.shares_buffer(val, target):
             cast = _tensor.empty(val.shape, code)
@@ -500,7 +545,7 @@ def setitem(target, key, value):
         v0, _, mask, _ = m
         mask = _tensor.strided(mask)
         val = _strip_leading_ones(val, view.ndim - mask.ndim + 1)
-        _tensor.mask_put(_mask_first(view, v0, mask.ndim), mask, val)
+        mask_put(_mask_first(view, v0, mask.ndim), mask, val)
         return
     if any(kind == "bool" for kind, _ in items):
         items = _masks_to_arrays(items)
@@ -510,7 +555,7 @@ def setitem(target, key, value):
     val = _strip_leading_ones(val, len(rshape))
     val = _broadcast_value(val, rshape)
     idx, vaxes, labels = _index_tensors(plan, bshape, target.shape)
-    _tensor.scatter_put(view, idx, vaxes, labels, plan.nouter, val)
+    put_indexed(view, idx, vaxes, labels, plan.nouter, val)
 
 
 def _strip_leading_ones(val, ndim):
@@ -548,12 +593,10 @@ def _data_dependent(fn, x):
 
 
 def _as_mask(fn, x):
-    from xarr._creation import asarray
     x = _data_dependent(fn, x)
     x = asarray(x) if not isinstance(x, Tensor) else x
     if CODE_OF[x.dtype] != _PRED:
-        from xarr._ops import elementwise as E
-        x = E.numpy_apply("not_equal", x, 0)
+        x = numpy_apply("not_equal", x, 0)
     return _tensor.strided(x)
 
 
@@ -563,7 +606,7 @@ def nonzero(x):
     if m.ndim == 0:
         raise ValueError("xa.nonzero: calling nonzero on 0-d arrays is not allowed; use "
                          "xa.atleast_1d(x).nonzero() or x.reshape(1)")
-    nz = _tensor.nonzero_of(m)
+    nz = nonzero_of(m)
     return tuple(nz[j] for j in range(m.ndim))
 
 
@@ -571,21 +614,19 @@ def argwhere(x):
     """The indices of the non-zero elements as an int64 tensor [count, ndim]."""
     m = _as_mask("argwhere", x)
     if m.ndim == 0:
-        out = _tensor.nonzero_of(m.reshape((1,)), True)
+        out = nonzero_of(m.reshape((1,)), True)
         return out[:, :0]
-    return _tensor.nonzero_of(m, True)
+    return nonzero_of(m, True)
 
 
 def flatnonzero(x):
     """The indices of the non-zero elements of the flattened tensor."""
     m = _as_mask("flatnonzero", x)
-    return _tensor.nonzero_of(m.reshape((m.size,)))[0]
+    return nonzero_of(m.reshape((m.size,)))[0]
 
 
 def take(x, indices, axis=None, out=None, mode="raise"):
     """NumPy's take: elements of x at ``indices`` along ``axis`` (flattened x when None)."""
-    from xarr._creation import asarray
-    from xarr._ops.manipulation import normalize_axis
     if mode != "raise":
         raise NotImplementedError(f"xa.take: mode={mode!r} (only 'raise' is supported)")
     x = S.as_operand(x)
@@ -616,8 +657,6 @@ def take(x, indices, axis=None, out=None, mode="raise"):
 
 def take_along_axis(x, indices, axis=-1):
     """NumPy's take_along_axis: out[..., i, ...] = x[..., indices[..., i, ...], ...]."""
-    from xarr._creation import arange, asarray
-    from xarr._ops.manipulation import normalize_axis
     x = S.as_operand(x)
     ind = indices if isinstance(indices, (Tensor, Traced)) else asarray(indices)
     if _code(ind) not in _INT_CODES:
@@ -644,29 +683,4 @@ def take_along_axis(x, indices, axis=-1):
     return getitem(x, tuple(key))
 
 
-def repeat_array(x, repeats, axis):
-    """xa.repeat with per-element counts along ``axis`` (x already raveled for None)."""
-    from xarr._creation import asarray
-    from xarr._ops.manipulation import repeat
-    if type(repeats) is Traced:
-        raise TypeError("xa.jit: xa.repeat with traced repeat counts has a data-dependent "
-                        "result shape; pass the counts as a concrete array")
-    r = repeats if isinstance(repeats, Tensor) else asarray(repeats)
-    if _code(r) not in _INT_CODES and _code(r) != _PRED:
-        raise TypeError(f"xa.repeat: repeats must be integers, got {r.dtype}")
-    if r.ndim > 1:
-        raise ValueError(f"xa.repeat: repeats must be 0-d or 1-d, got shape {r.shape}")
-    n = x.shape[axis]
-    if r.size == 1:
-        return repeat(x, int(r.reshape(()).item()), axis=axis)
-    if r.shape != (n,):
-        raise ValueError(f"xa.repeat: operands could not be broadcast together: repeats of "
-                         f"shape {r.shape} for axis {axis} of size {n}")
-    counts = _tensor.strided(r)
-    if CODE_OF[counts.dtype] != _S64 or not counts.flags["C_CONTIGUOUS"]:
-        c = _tensor.empty(counts.shape, _S64)
-        if c.size:
-            _tensor.convert_into(c, counts)
-        counts = c
-    idx = _tensor.repeat_indices(counts)
-    return take(x, idx, axis=axis)
+register(getitem=getitem, setitem=setitem, take=take, nonzero=nonzero)

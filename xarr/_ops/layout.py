@@ -16,6 +16,7 @@ import numpy as np
 
 from xarr import _core
 from xarr import _tensor
+from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES
 from xarr._shape import (Layout, Shape, padding_constraints, physical_dim_map,
                          tiled_shape)
@@ -225,7 +226,6 @@ def _view_strides(old_shape, old_strides, new_shape, itemsize):
     Worked example: old (6, 4) strides (16, 4) -> new (2, 3, 4) strides (48, 16, 4).
     """
     old = [(d, s) for d, s in zip(old_shape, old_strides) if d != 1]
-    new_strides = []
     i = 0
     # Walk the new dims, consuming old dims chunk by chunk.
     new = list(new_shape)
@@ -276,3 +276,6 @@ def _view_strides(old_shape, old_strides, new_shape, itemsize):
             if new[k] != 1:
                 stride *= new[k]
     return result
+
+
+register(relayout=relayout, untile=untile)

@@ -2,9 +2,12 @@
 implementation over tensors, and its HLO attributes - from which ``xa.lax.*``, the
 NumPy frontend, the lazy graph's instruction and its executable step all derive.
 
+Each op is one registry row (xarr/_registry.py, registered by ``defop``).
 ``apply(name, operands, **attrs)`` checks the rule (raising with the op, the argument and
 the values), then either runs ``impl`` or, when a graph is recording, records one
-instruction whose executable step calls the same ``impl``.
+instruction whose executable step calls the same ``impl``. The lax functions here
+(``transpose``, ``slice`` ...) normalize their arguments and call ``apply``; xa.lax
+exports them. Broadcast and iota are here too (fusion class 'leaf').
 
 Worked examples (seed 004):
 * ``slice(f32[4,6], (1, 0), (3, 6), (1, 2))`` -> ``f32[2,3]``, a view;
@@ -18,33 +21,23 @@ Worked examples (seed 004):
 import builtins
 import operator
 import weakref
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES, as_dtype
+from xarr._axes import normalize_axis
+from xarr._bindings.elementwise import iota as iota_kernel
+from xarr._dispatch import register as register_entry_points
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES, as_dtype, bfloat16
 from xarr._graph import trace as _trace
-from xarr._graph.ir import ATTR_TEXT, Instruction, TensorType
+from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
+from xarr._ops.conversion import asarray
+from xarr._ops.elementwise import lax_apply, lax_scalar
+from xarr._ops.layout import reshape as reshape_tensor
+from xarr._ops.layout import reshape_shape
+from xarr._registry import Op, lookup, register
 from xarr._tensor import Tensor
-
-
-@dataclass(frozen=True)
-class StructuralOp:
-    """name: the graph op (HLO opcode with '-' for '_'); rule(types, **attrs) -> result
-    TensorType; impl(*tensors, **attrs) -> Tensor; view: impl may return a view of an
-    operand (the graph copies such results before returning them to the caller);
-    text(attrs) -> the HLO attribute strings."""
-
-    name: str
-    rule: object
-    impl: object
-    view: bool = False
-    text: object = field(default=None)
-
-
-STRUCTURAL = {}
 
 
 def on_strided(impl):
@@ -59,9 +52,10 @@ def on_strided(impl):
 
 
 def defop(name, rule, impl, view=False, text=None):
-    STRUCTURAL[name] = StructuralOp(name, rule, on_strided(impl), view, text)
-    if text is not None:
-        ATTR_TEXT[name] = text
+    """Registers structural op ``name``: its shape rule, its eager impl (also the graph
+    executor's step) and its HLO attributes (``text(attrs) -> ["key=value", ...]``)."""
+    register(Op(name, "structural", rule=rule, impl=on_strided(impl), view=view,
+                text=None if text is None else (lambda instr: text(instr.attrs))))
 
 
 def _type_of(x, where):
@@ -73,15 +67,15 @@ def _type_of(x, where):
 
 
 def as_operand(x):
+    """x as a tensor or traced value (lists, NumPy arrays and scalars converted)."""
     if isinstance(x, (Tensor, Traced)):
         return x
-    from xarr._creation import asarray
     return asarray(x)
 
 
 def apply(name, operands, **attrs):
     """Runs or records structural op ``name`` (see the module docstring)."""
-    op = STRUCTURAL[name]
+    op = lookup(name)
     operands = [as_operand(x) for x in operands]
     rtype = op.rule([_type_of(x, f"lax.{name}") for x in operands], **attrs)
     rec = recorder(operands)
@@ -254,7 +248,7 @@ def _clamped_starts(starts, sizes, dims):
 
 def _index_types(types, n, op):
     for k, it in enumerate(types):
-        if it.dims != () or it.code not in (1, 2, 3, 4, 5, 6, 7, 8):
+        if it.dims != () or KINDS[it.code] not in "iu":
             raise TypeError(f"lax.{op}: start index {k} must be an integer scalar, got "
                             f"{XLA_NAMES[it.code]}{list(it.dims)}")
     if len(types) != n:
@@ -419,7 +413,6 @@ def pad(operand, padding_value, padding_config):
     if isinstance(padding_value, (np.generic, np.ndarray)):
         padding_value = as_operand(padding_value)
     elif not isinstance(padding_value, (Tensor, Traced)):
-        from xarr._ops.elementwise import lax_scalar
         padding_value = lax_scalar("lax.pad", padding_value, CODE_OF[operand.dtype])
     return apply("pad", [operand, padding_value], padding_config=cfg)
 
@@ -474,7 +467,6 @@ def squeeze(array, dimensions):
     """Removes the given size-1 dims."""
     array = as_operand(array)
     shape = tuple(array.shape)
-    from xarr._ops.manipulation import normalize_axis
     given = _ints(dimensions, "dimensions", "squeeze")
     dims = tuple(normalize_axis(d, len(shape), "squeeze", "lax") for d in given)
     for g, d in zip(given, dims):
@@ -487,7 +479,6 @@ def expand_dims(array, dimensions):
     """Inserts size-1 dims at ``dimensions`` (positions in the result)."""
     array = as_operand(array)
     shape = list(array.shape)
-    from xarr._ops.manipulation import normalize_axis
     given = _ints(dimensions, "dimensions", "expand_dims")
     n = len(shape) + len(given)   # the positions are dims of the result
     dims = sorted(normalize_axis(d, n, "expand_dims", "lax") for d in given)
@@ -594,14 +585,10 @@ def _get_size_impl(x, dimension):
 def _set_size_rule(types, dimension):
     t, n = types
     _dim_rule(types, dimension, "set_dimension_size")
-    if n.dims != () or KIND_OF(n.code) not in "iu":
+    if n.dims != () or KINDS[n.code] not in "iu":
         raise TypeError(f"lax.set_dimension_size: size must be an integer scalar, got "
                         f"{XLA_NAMES[n.code]}{list(n.dims)}")
     return TensorType(t.code, t.dims, None)
-
-
-def KIND_OF(code):  # noqa: N802
-    return DTYPES[code].kind
 
 
 def _set_size_impl(x, size, dimension):
@@ -646,3 +633,150 @@ defop("get_dimension_size", _get_size_rule, _get_size_impl,
       text=lambda a: _dims_text("dimensions", (a["dimension"],)))
 defop("set_dimension_size", _set_size_rule, _set_size_impl, view=True,
       text=lambda a: _dims_text("dimensions", (a["dimension"],)))
+
+
+# ------------------------------------------------------------------------ broadcast / iota
+# Leaves of a fusion (xarr/_graph/passes.py): recomputed inside each fusion that reads
+# them. Their executable step (outside fusions) is the eager function's.
+def _broadcast_text(instr):
+    return ["dimensions={" + ",".join(map(str, instr.attrs["dimensions"])) + "}"]
+
+
+register(Op("broadcast", "leaf", text=_broadcast_text))
+register(Op("iota", "leaf", text=lambda instr: [
+    f"iota_dimension={instr.attrs['iota_dimension']}"]))
+
+
+def iota(dtype, size):
+    """0, 1, ..., size-1 of ``dtype`` (jax.lax.iota)."""
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"lax.iota: size must be non-negative, got {size}")
+    rec = recorder(())
+    if rec is not None or _trace.tracing() is not None:
+        return _trace.iota(rec or _trace.tracing(), CODE_OF[as_dtype(dtype)], (size,), 0)
+    return iota_kernel(CODE_OF[as_dtype(dtype)], size)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """The seed's Iota(shape, dimension): values count along ``dimension``.
+    ``broadcasted_iota(int32, (2, 3), 1)`` is [[0, 1, 2], [0, 1, 2]]."""
+    shape = tuple(operator.index(d) for d in shape)
+    dimension = operator.index(dimension)
+    if not -len(shape) <= dimension < len(shape):
+        raise ValueError(f"lax.broadcasted_iota: dimension {dimension} out of range for "
+                         f"shape {shape}")
+    dimension %= len(shape)
+    rec = recorder(()) or _trace.tracing()
+    if rec is not None:
+        return _trace.iota(rec, CODE_OF[as_dtype(dtype)], shape, dimension)
+    line = iota(dtype, shape[dimension])
+    view = broadcast_in_dim(line, shape, (dimension,))
+    return view.copy()
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """BroadcastInDim: operand dim i becomes result dim broadcast_dimensions[i] (sizes must
+    match or be 1); a read-only view with stride 0 along broadcast dims."""
+    operand = as_operand(operand)
+    shape = tuple(operator.index(d) for d in shape)
+    bd = tuple(operator.index(d) for d in broadcast_dimensions)
+    if len(bd) != operand.ndim:
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must have one "
+                         f"entry per operand dim (operand shape {operand.shape})")
+    if any(d < 0 or d >= len(shape) for d in bd):
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} out of range for "
+                         f"result shape {shape}")
+    if any(bd[i] >= bd[i + 1] for i in range(len(bd) - 1)):
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must be strictly "
+                         f"increasing")
+    for i, d in enumerate(bd):
+        if operand.shape[i] != shape[d] and operand.shape[i] != 1:
+            raise ValueError(f"lax.broadcast_in_dim: operand dim {i} has size "
+                             f"{operand.shape[i]}, result dim {d} has size {shape[d]}")
+    rec = recorder([operand])
+    if rec is not None:
+        return _trace.broadcast_in_dim(rec, operand, shape, bd)
+    src = _tensor.strided(operand)
+    strides = [0] * len(shape)
+    for i, d in enumerate(bd):
+        if src.shape[i] == shape[d]:
+            strides[d] = src.strides[i]
+    return _tensor.as_strided_view(src, shape, strides, 0, True)
+
+
+def broadcast(operand, sizes):
+    """Broadcast: prepends dims ``sizes`` (result shape sizes + operand.shape)."""
+    operand = as_operand(operand)
+    sizes = tuple(operator.index(d) for d in sizes)
+    if any(d < 0 for d in sizes):
+        raise ValueError(f"lax.broadcast: negative size in {sizes}")
+    n = len(sizes)
+    return broadcast_in_dim(operand, sizes + operand.shape, tuple(range(n, n + operand.ndim)))
+
+
+# ------------------------------------------------------------------------ reduce_precision
+_FLOAT_FORMAT = {np.dtype(np.float16): (10, 5, np.uint16),
+                 np.dtype(np.float32): (23, 8, np.uint32),
+                 np.dtype(np.float64): (52, 11, np.uint64)}
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """ReducePrecision (seed 004): rounds to ``mantissa_bits`` (ties to even) and clamps
+    values outside an ``exponent_bits`` range to +-inf (values below its normal range
+    flush to signed zero); NaN stays NaN. Built from elementwise bit operations on the
+    bit pattern, so it fuses under xa.jit.
+
+    ``reduce_precision(f32 1.00048828125, exponent_bits=5, mantissa_bits=10) == 1.0``
+    (f16's rounding: the tie goes to the even mantissa)."""
+    operand = as_operand(operand)
+    exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if exponent_bits < 1 or mantissa_bits < 0:
+        raise ValueError(f"lax.reduce_precision: needs exponent_bits >= 1 and mantissa_bits "
+                         f">= 0, got {exponent_bits} and {mantissa_bits}")
+    dt = operand.dtype
+    if dt == bfloat16:   # bfloat16: its own format, 7 mantissa bits and 8 exponent bits
+        fmt = (7, 8, np.uint16)
+    elif dt in _FLOAT_FORMAT:
+        fmt = _FLOAT_FORMAT[dt]
+    else:
+        raise TypeError(f"lax.reduce_precision: needs a floating-point operand, got {dt}")
+    m_src, e_src, uint = fmt
+    nbits = 8 * np.dtype(uint).itemsize
+    bits = bitcast_convert_type(operand, uint)
+    u = lambda v: uint(v)  # noqa: E731  (scalars of the bit pattern's type)
+    if mantissa_bits < m_src:
+        drop = m_src - mantissa_bits
+        last_bit = 1 << drop
+        bias = lax_apply("add", lax_apply("shift_right_logical",
+                                          lax_apply("and", bits, u(last_bit)), u(drop)),
+                         u((last_bit >> 1) - 1))
+        keep = u(((1 << nbits) - 1) ^ (last_bit - 1))
+        bits = lax_apply("and", lax_apply("add", bits, bias), keep)
+    if exponent_bits < e_src:
+        sign_mask = u(1 << (nbits - 1))
+        exp_mask = u(((1 << e_src) - 1) << m_src)
+        bias_src = (1 << (e_src - 1)) - 1
+        bias_dst = (1 << (exponent_bits - 1)) - 1
+        exponent = lax_apply("and", bits, exp_mask)
+        overflow = lax_apply("gt", exponent, u((bias_src + bias_dst) << m_src))
+        underflow = lax_apply("le", exponent, u((bias_src - bias_dst) << m_src))
+        signed_zero = lax_apply("and", bits, sign_mask)
+        signed_inf = lax_apply("or", signed_zero, exp_mask)
+        bits = lax_apply("select", overflow, signed_inf,
+                         lax_apply("select", underflow, signed_zero, bits))
+    result = bitcast_convert_type(bits, dt)
+    return lax_apply("select", lax_apply("is_nan", operand), operand, result)
+
+
+# ------------------------------------------------------------------------ entry points
+def reshape_any(x, shape):
+    """NumPy's row-major reshape of a tensor or a traced value (Tensor.reshape and
+    Traced.reshape come here): a view when the strides allow, else a copy."""
+    if type(x) is not Traced:
+        return reshape_tensor(x, shape)
+    shape = reshape_shape(x.shape, shape)
+    return x if shape == tuple(x.shape) else reshape(x, shape)
+
+
+register_entry_points(reshape=reshape_any, lax_transpose=transpose)

@@ -35,14 +35,12 @@ struct OutOf<Op, T, std::void_t<typename Op::template Out<T>>> {
 #define XARR_SIMD _Pragma("omp simd")
 #endif
 
-template <class Op, class = void> struct HasArray : std::false_type {};
-template <class Op> struct HasArray<Op, std::void_t<decltype(Op::has_array)>> : std::true_type {};
 
 template <class Op, class T> void unary_loop(char* const* args, const int64_t* st, int64_t n) {
   using O = typename OutOf<Op, T>::type;
   const char* a = args[0];
   char* o = args[1];
-  if constexpr (HasArray<Op>::value && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+  if constexpr (kHasArray<Op> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
     if (st[0] == sizeof(T) && st[1] == sizeof(T)) {
       Op::array(reinterpret_cast<const T*>(a), reinterpret_cast<T*>(o), n);
       return;
@@ -245,29 +243,32 @@ template <class Op, int Arity, class T> LoopFn pick_loop() {
   }
 }
 
+// The loop of select for a dtype: it moves bytes, so one loop per element width.
+template <class T> LoopFn select_loop_for() {
+  constexpr int s = sizeof(T);
+  if constexpr (s == 1) return &select_loop<uint8_t>;
+  else if constexpr (s == 2) return &select_loop<uint16_t>;
+  else if constexpr (s == 4) return &select_loop<uint32_t>;
+  else if constexpr (s == 8) return &select_loop<uint64_t>;
+  else return &select_loop<Bytes16>;
+}
+
 template <class Op, int Arity> void fill_op(EwTable* t, int op) {
   for_each_dtype([&](auto tag) {
     using T = decltype(tag);
-    t->loops[op][TypeInfo<T>::code] = pick_loop<Op, Arity, T>();
+    LoopFn fn;
+    if constexpr (std::is_same_v<Op, Select>) fn = select_loop_for<T>();
+    else fn = pick_loop<Op, Arity, T>();
+    // Only what this table implements: the other entries keep the reference's loops.
+    if (fn) t->loops[op][TypeInfo<T>::code] = fn;
   });
 }
 
 inline void fill_table(EwTable* t) {
   using namespace ::xarr::ew;
 #define XARR_FILL(OPC, FUNCTOR, AR) fill_op<FUNCTOR, AR>(t, kEw_##OPC);
-  XARR_EW_FUNCTORS(XARR_FILL)
+  XARR_EW_OPS(XARR_FILL)
 #undef XARR_FILL
-  // select is keyed by the value dtype but only moves bytes.
-  for_each_dtype([&](auto tag) {
-    using T = decltype(tag);
-    constexpr int s = sizeof(T);
-    LoopFn fn = s == 1 ? &select_loop<uint8_t>
-              : s == 2 ? &select_loop<uint16_t>
-              : s == 4 ? &select_loop<uint32_t>
-              : s == 8 ? &select_loop<uint64_t>
-                       : &select_loop<Bytes16>;
-    t->loops[kEw_SELECT][TypeInfo<T>::code] = fn;
-  });
   for_each_dtype([&](auto src) {
     using S = decltype(src);
     for_each_dtype([&](auto dst) {

@@ -5,7 +5,12 @@
 //   static R f(C...)                                // the value for one element
 // C is the compute type (TypeInfo<T>::compute: float for f16/bf16). The output storage type
 // is T unless the functor says otherwise through `Out<T>` (pred for comparisons, the real
-// type for |complex|).
+// type for |complex|). Optional traits: `expensive` (a loop costs several memory accesses
+// per element: the fused executor cuts its blocks finer), `has_array` (a contiguous
+// float/double entry point, `array(x, y, n)`).
+//
+// Every op is one functor here plus its line in XARR_EW_OPS at the end of this file, which
+// gives it its kernel code (kEw_NAME), its arity and its loops in every ISA table.
 //
 // Semantics follow seed 004 (XLA operation semantics) and ../SPEC.md's decisions:
 //   integer x / 0 = -1 (all bits set for unsigned), x % 0 = x, INT_MIN / -1 = INT_MIN,
@@ -26,6 +31,13 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+
+#ifndef XARR_MATH
+// A translation unit that needs the op list (ew_table.h), not the loops: the functors
+// still name a math namespace; the per-ISA tables define XARR_MATH before including this.
+#include "kernels/elementwise/libm_math.h"
+#define XARR_MATH ::xarr::libm
+#endif
 
 namespace xarr {
 namespace ew {
@@ -65,6 +77,16 @@ inline int64_t total_key(double x) {
 }
 
 template <class C> inline bool is_nan(C x) { return x != x; }
+
+// The optional functor traits (false when a functor does not declare them).
+template <class Op, class = void> struct ExpensiveTrait : std::false_type {};
+template <class Op>
+struct ExpensiveTrait<Op, std::enable_if_t<Op::expensive>> : std::true_type {};
+template <class Op, class = void> struct HasArrayTrait : std::false_type {};
+template <class Op>
+struct HasArrayTrait<Op, std::enable_if_t<Op::has_array>> : std::true_type {};
+template <class Op> constexpr bool kExpensive = ExpensiveTrait<Op>::value;
+template <class Op> constexpr bool kHasArray = HasArrayTrait<Op>::value;
 
 // ---------------------------------------------------------------------------- unary
 struct Neg {
@@ -117,15 +139,16 @@ struct Not {
     else return static_cast<C>(~x);
   }
 };
-#define XARR_FLOAT_UNARY(NAME, EXPR)                                                      \
+#define XARR_FLOAT_UNARY(NAME, EXPR, EXPENSIVE)                                           \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C>;                              \
+    static constexpr bool expensive = EXPENSIVE;                                          \
     template <class C> static C f(C x) { return EXPR; }                                   \
   };
-XARR_FLOAT_UNARY(Ceil, std::ceil(x))
-XARR_FLOAT_UNARY(Floor, std::floor(x))
-XARR_FLOAT_UNARY(Trunc, std::trunc(x))
-XARR_FLOAT_UNARY(Cbrt, XARR_MATH::cbrt(x))
+XARR_FLOAT_UNARY(Ceil, std::ceil(x), false)
+XARR_FLOAT_UNARY(Floor, std::floor(x), false)
+XARR_FLOAT_UNARY(Trunc, std::trunc(x), false)
+XARR_FLOAT_UNARY(Cbrt, XARR_MATH::cbrt(x), true)
 #undef XARR_FLOAT_UNARY
 
 // Round half away from zero: trunc(x) plus one step when |frac| >= 0.5.
@@ -141,26 +164,28 @@ struct Round {
 };
 
 // Float and complex functions: floats go to XARR_MATH, complex to std::.
-#define XARR_FC_UNARY(NAME, FEXPR, CEXPR)                                                 \
+#define XARR_FC_UNARY(NAME, FEXPR, CEXPR, EXPENSIVE)                                      \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
+    static constexpr bool expensive = EXPENSIVE;                                          \
     template <class C> static C f(C x) {                                                  \
       if constexpr (kComplex<C>) return CEXPR;                                            \
       else return FEXPR;                                                                  \
     }                                                                                     \
   };
-XARR_FC_UNARY(Exp, XARR_MATH::exp(x), std::exp(x))
-XARR_FC_UNARY(Expm1, XARR_MATH::expm1(x), std::exp(x) - C(1))
-XARR_FC_UNARY(Log, XARR_MATH::log(x), std::log(x))
-XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(1) + x))
-XARR_FC_UNARY(Logistic, XARR_MATH::logistic(x), C(1) / (C(1) + std::exp(-x)))
-XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x))
+XARR_FC_UNARY(Exp, XARR_MATH::exp(x), std::exp(x), true)
+XARR_FC_UNARY(Expm1, XARR_MATH::expm1(x), std::exp(x) - C(1), true)
+XARR_FC_UNARY(Log, XARR_MATH::log(x), std::log(x), true)
+XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(1) + x), true)
+XARR_FC_UNARY(Logistic, XARR_MATH::logistic(x), C(1) / (C(1) + std::exp(-x)), true)
+XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x), true)
 // sin/cos/tan also give contiguous float/double loops an array entry point (`array`), so
 // the vector tables can fix lanes outside vmath's fast range block by block.
 #define XARR_TRIG_UNARY(NAME, fn)                                                         \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
     static constexpr bool has_array = true;                                               \
+    static constexpr bool expensive = true;                                               \
     template <class C> static C f(C x) {                                                  \
       if constexpr (kComplex<C>) return std::fn(x);                                       \
       else return XARR_MATH::fn(x);                                                       \
@@ -173,20 +198,20 @@ XARR_TRIG_UNARY(Sin, sin)
 XARR_TRIG_UNARY(Cos, cos)
 XARR_TRIG_UNARY(Tan, tan)
 #undef XARR_TRIG_UNARY
-XARR_FC_UNARY(Asin, XARR_MATH::asin(x), std::asin(x))
-XARR_FC_UNARY(Acos, XARR_MATH::acos(x), std::acos(x))
-XARR_FC_UNARY(Atan, XARR_MATH::atan(x), std::atan(x))
-XARR_FC_UNARY(Sinh, XARR_MATH::sinh(x), std::sinh(x))
-XARR_FC_UNARY(Cosh, XARR_MATH::cosh(x), std::cosh(x))
-XARR_FC_UNARY(Asinh, XARR_MATH::asinh(x), std::asinh(x))
-XARR_FC_UNARY(Acosh, XARR_MATH::acosh(x), std::acosh(x))
-XARR_FC_UNARY(Atanh, XARR_MATH::atanh(x), std::atanh(x))
-XARR_FC_UNARY(Exp2, XARR_MATH::exp2(x), std::pow(C(2), x))
-XARR_FC_UNARY(Log2, XARR_MATH::log2(x), std::log(x) / typename C::value_type(0.69314718055994530942))
-XARR_FC_UNARY(Log10, XARR_MATH::log10(x), std::log10(x))
-XARR_FC_UNARY(RoundEven, std::nearbyint(x), C(std::nearbyint(x.real()), std::nearbyint(x.imag())))
-XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x))
-XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x))
+XARR_FC_UNARY(Asin, XARR_MATH::asin(x), std::asin(x), true)
+XARR_FC_UNARY(Acos, XARR_MATH::acos(x), std::acos(x), true)
+XARR_FC_UNARY(Atan, XARR_MATH::atan(x), std::atan(x), true)
+XARR_FC_UNARY(Sinh, XARR_MATH::sinh(x), std::sinh(x), true)
+XARR_FC_UNARY(Cosh, XARR_MATH::cosh(x), std::cosh(x), true)
+XARR_FC_UNARY(Asinh, XARR_MATH::asinh(x), std::asinh(x), true)
+XARR_FC_UNARY(Acosh, XARR_MATH::acosh(x), std::acosh(x), true)
+XARR_FC_UNARY(Atanh, XARR_MATH::atanh(x), std::atanh(x), true)
+XARR_FC_UNARY(Exp2, XARR_MATH::exp2(x), std::pow(C(2), x), true)
+XARR_FC_UNARY(Log2, XARR_MATH::log2(x), std::log(x) / typename C::value_type(0.69314718055994530942), true)
+XARR_FC_UNARY(Log10, XARR_MATH::log10(x), std::log10(x), true)
+XARR_FC_UNARY(RoundEven, std::nearbyint(x), C(std::nearbyint(x.real()), std::nearbyint(x.imag())), false)
+XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x), false)
+XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x), false)
 #undef XARR_FC_UNARY
 
 struct Square {
@@ -339,6 +364,7 @@ struct Div {
 };
 struct Rem {
   template <class C> static constexpr bool ok = kReal<C>;
+  static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
     if constexpr (kInt<C>) {
       bool zero = b == 0;
@@ -355,6 +381,7 @@ struct Rem {
 // NumPy's fmod: C fmod for floats; integers give 0 for a zero divisor (NumPy's value).
 struct Fmod {
   template <class C> static constexpr bool ok = kReal<C>;
+  static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
     if constexpr (kInt<C>) return b == 0 ? C(0) : Rem::f(a, b);
     else return std::fmod(a, b);
@@ -459,21 +486,23 @@ template <class C> inline C int_pow(C base, C exp) {
 }
 struct Pow {
   template <class C> static constexpr bool ok = kNum<C>;
+  static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
     if constexpr (kInt<C>) return int_pow(a, b);
     else if constexpr (kComplex<C>) return std::pow(a, b);
     else return XARR_MATH::pow(a, b);
   }
 };
-#define XARR_FLOAT_BINARY(NAME, EXPR)                                                     \
+#define XARR_FLOAT_BINARY(NAME, EXPR, EXPENSIVE)                                          \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C>;                              \
+    static constexpr bool expensive = EXPENSIVE;                                          \
     template <class C> static C f(C a, C b) { return EXPR; }                              \
   };
-XARR_FLOAT_BINARY(Atan2, XARR_MATH::atan2(a, b))
-XARR_FLOAT_BINARY(Hypot, std::hypot(a, b))
-XARR_FLOAT_BINARY(Copysign, std::copysign(a, b))
-XARR_FLOAT_BINARY(Nextafter, std::nextafter(a, b))
+XARR_FLOAT_BINARY(Atan2, XARR_MATH::atan2(a, b), true)
+XARR_FLOAT_BINARY(Hypot, std::hypot(a, b), true)
+XARR_FLOAT_BINARY(Copysign, std::copysign(a, b), false)
+XARR_FLOAT_BINARY(Nextafter, std::nextafter(a, b), false)
 #undef XARR_FLOAT_BINARY
 // lax.complex(re, im): f16/bf16/f32 -> c64, f64 -> c128.
 template <class T> struct ComplexOf { using type = c64; };
@@ -486,6 +515,7 @@ struct MakeComplex {
 // log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)).
 struct LogAddExp {
   template <class C> static constexpr bool ok = kFloat<C>;
+  static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
     if (a == b) return a + C(0.6931471805599453094);  // also handles a == b == +-inf
     C d = a - b;
@@ -586,6 +616,13 @@ struct Clamp {
   template <class C> static constexpr bool ok = kReal<C> || kBool<C>;
   template <class C> static C f(C lo, C x, C hi) { return Min::f(Max::f(x, lo), hi); }
 };
+// select(pred, on_true, on_false), keyed by the value dtype. It only moves bytes, so its
+// loops are one per element width (ew_loops.h select_loop), not built from `f`.
+struct Select {
+  static constexpr bool bytewise = true;
+  template <class C> static constexpr bool ok = true;
+  template <class C> static C f(bool p, C a, C b) { return p ? a : b; }
+};
 
 // ---------------------------------------------------------------------------- convert
 // ConvertElementType from compute type S to compute type D, xarr's rules (SPEC.md):
@@ -617,3 +654,32 @@ template <class D, class S> inline D convert_value(S x) {
 
 }  // namespace ew
 }  // namespace xarr
+
+// Every elementwise op: X(NAME, Functor, arity) gives kernel code kEw_NAME (ew_table.h, in
+// this order) computed by ew::Functor with `arity` inputs. Python names the ops by NAME
+// (xarr/_registry.py's rows; `_core.ew_ops()` reports codes and arities).
+#define XARR_EW_OPS(X)                                                                     \
+  /* unary */                                                                              \
+  X(NEG, Neg, 1) X(ABS, Abs, 1) X(SIGN, Sign, 1) X(NOT, Not, 1) X(CEIL, Ceil, 1)            \
+  X(FLOOR, Floor, 1) X(ROUND, Round, 1) X(ROUND_EVEN, RoundEven, 1) X(TRUNC, Trunc, 1)      \
+  X(EXP, Exp, 1) X(EXPM1, Expm1, 1) X(EXP2, Exp2, 1) X(LOG, Log, 1) X(LOG1P, Log1p, 1)      \
+  X(LOG2, Log2, 1) X(LOG10, Log10, 1) X(LOGISTIC, Logistic, 1) X(TANH, Tanh, 1)             \
+  X(SIN, Sin, 1) X(COS, Cos, 1) X(TAN, Tan, 1) X(ASIN, Asin, 1) X(ACOS, Acos, 1)            \
+  X(ATAN, Atan, 1) X(SINH, Sinh, 1) X(COSH, Cosh, 1) X(ASINH, Asinh, 1)                     \
+  X(ACOSH, Acosh, 1) X(ATANH, Atanh, 1) X(SQRT, Sqrt, 1) X(RSQRT, Rsqrt, 1)                 \
+  X(CBRT, Cbrt, 1) X(SQUARE, Square, 1) X(IS_FINITE, IsFinite, 1) X(IS_NAN, IsNan, 1)       \
+  X(IS_INF, IsInf, 1) X(POPCNT, Popcnt, 1) X(CLZ, Clz, 1) X(REAL, Real, 1)                  \
+  X(IMAG, Imag, 1) X(CONJ, Conj, 1) X(COPY, Copy, 1) X(SIGNBIT, SignBit, 1)                 \
+  X(SIGN_NP, SignNumpy, 1)                                                                 \
+  /* binary */                                                                             \
+  X(ADD, Add, 2) X(SUB, Sub, 2) X(MUL, Mul, 2) X(DIV, Div, 2) X(REM, Rem, 2)                \
+  X(FMOD, Fmod, 2) X(FLOOR_DIV, FloorDiv, 2) X(MOD, Mod, 2) X(MAX, Max, 2)                  \
+  X(MIN, Min, 2) X(POW, Pow, 2) X(ATAN2, Atan2, 2) X(HYPOT, Hypot, 2)                       \
+  X(COPYSIGN, Copysign, 2) X(LOGADDEXP, LogAddExp, 2) X(AND, And, 2) X(OR, Or, 2)           \
+  X(XOR, Xor, 2) X(SHL, Shl, 2) X(SHR_LOGICAL, ShrLogical, 2) X(SHR_ARITH, ShrArith, 2)     \
+  X(EQ, Eq, 2) X(NE, Ne, 2) X(LT, Lt, 2) X(LE, Le, 2) X(GT, Gt, 2) X(GE, Ge, 2)             \
+  X(EQ_TOTAL, EqTotal, 2) X(NE_TOTAL, NeTotal, 2) X(LT_TOTAL, LtTotal, 2)                   \
+  X(LE_TOTAL, LeTotal, 2) X(GT_TOTAL, GtTotal, 2) X(GE_TOTAL, GeTotal, 2)                   \
+  X(NEXTAFTER, Nextafter, 2) X(COMPLEX, MakeComplex, 2)                                    \
+  /* ternary */                                                                            \
+  X(SELECT, Select, 3) X(CLAMP, Clamp, 3)

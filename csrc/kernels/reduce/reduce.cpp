@@ -10,35 +10,16 @@
 
 #include "core/dtype.h"
 #include "core/threading.h"
-#include "kernels/elementwise/ew_table.h"
+#include "core/isa.h"
 
 namespace xarr {
 
 namespace {
 
 // ------------------------------------------------------------------ registry
-struct ReduceTables {
-  ReduceTable t[4] = {};
-  ReduceTables() {
-    fill_reduce_table_ref(&t[kIsaRef]);
-    fill_reduce_table_baseline(&t[kIsaBaseline]);
-#if defined(XARR_HAVE_X86_KERNELS)
-    // A table's fill code is compiled with its ISA's flags: run it only where the CPU has it.
-    if (isa_supported(kIsaAvx2)) fill_reduce_table_avx2(&t[kIsaAvx2]);
-    if (isa_supported(kIsaAvx512)) fill_reduce_table_avx512(&t[kIsaAvx512]);
-#endif
-    for (int isa = 1; isa < 4; ++isa)
-      for (int op = 0; op < kNumReduceOps; ++op)
-        for (int d = 0; d < kNumDTypes; ++d) {
-          ReduceKernel& k = t[isa].k[op][d];
-          if (!k.row && !k.arg_row) k = t[kIsaRef].k[op][d];
-        }
-  }
-};
-
-ReduceTables& reduce_tables() {
-  static ReduceTables tb;
-  return tb;
+const KernelTables<ReduceTable>& reduce_tables() {
+  static const KernelTables<ReduceTable> t(XARR_ISA_FILLS(ReduceTable, fill_reduce_table));
+  return t;
 }
 
 const char* const kReduceNames[] = {
@@ -379,7 +360,7 @@ int coalesce(Dim* v, int n, bool by_dst) {
 
 }  // namespace
 
-const ReduceTable& reduce_table(int isa) { return reduce_tables().t[isa]; }
+const ReduceTable& reduce_table(int isa) { return reduce_tables().table(isa); }
 
 const char* reduce_op_name(int op) {
   return (op >= 0 && op < kNumReduceOps) ? kReduceNames[op] : "?";
@@ -388,7 +369,7 @@ const char* reduce_op_name(int op) {
 bool reduce_supported(int op, int dtype, int isa) {
   if (op < 0 || op >= kNumReduceOps || dtype < 0 || dtype >= kNumDTypes) return false;
   if (isa < 0) isa = active_isa();
-  if (isa > 3) return false;
+  if (isa >= kNumIsas) return false;
   const ReduceKernel& k = reduce_table(isa).k[op][dtype];
   const bool arg = op == kReduce_ARGMAX || op == kReduce_ARGMIN;
   return arg ? k.arg_row != nullptr : k.row != nullptr;

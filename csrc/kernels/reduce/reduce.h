@@ -53,6 +53,9 @@
 
 #include <cstdint>
 
+#include "core/dtype.h"
+#include "core/isa.h"
+
 namespace xarr {
 
 #define XARR_REDUCE_OPS(X) X(SUM) X(PROD) X(MAX) X(MIN) X(AND) X(OR) X(ARGMAX) X(ARGMIN)
@@ -126,7 +129,7 @@ struct ReduceKernel {
 };
 
 struct ReduceTable {
-  ReduceKernel k[kNumReduceOps][15];
+  ReduceKernel k[kNumReduceOps][kNumDTypes];
 };
 
 // Levels a pairwise cascade over `items` leaves may need (stack depth), plus slack.
@@ -139,10 +142,7 @@ inline int cascade_levels(int64_t items) {
   return l + 1;
 }
 
-void fill_reduce_table_ref(ReduceTable* t);
-void fill_reduce_table_baseline(ReduceTable* t);
-void fill_reduce_table_avx2(ReduceTable* t);
-void fill_reduce_table_avx512(ReduceTable* t);
+XARR_DECLARE_ISA_FILLS(ReduceTable, fill_reduce_table)
 const ReduceTable& reduce_table(int isa);
 
 }  // namespace xarr

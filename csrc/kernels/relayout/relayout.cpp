@@ -7,10 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/cpu_features.h"
 #include "core/threading.h"
 #include "engine/nary.h"
-#include "kernels/elementwise/ew_table.h"
 #include "kernels/relayout/transpose_tiles.h"
 
 namespace xarr {
@@ -39,11 +37,8 @@ LoopFn copy_loop_for(int itemsize) {
 }
 
 TransposePanelFn panel_for(int isa, int itemsize) {
-  TransposePanelFn fn = nullptr;
-  if (isa >= kIsaAvx512 && cpu_features().avx512) fn = transpose_panel_avx512(itemsize);
-  if (!fn && isa >= kIsaAvx2 && cpu_features().avx2_fma) fn = transpose_panel_avx2(itemsize);
-  if (!fn) fn = transpose_panel_ref(itemsize);
-  return fn;
+  const int k = itemsize == 1 ? 0 : itemsize == 2 ? 1 : itemsize == 4 ? 2 : itemsize == 8 ? 3 : 4;
+  return transpose_table(isa).panel[k];
 }
 
 // Drops size-1 dims and orders dims by the destination's strides (outermost first).
@@ -132,6 +127,11 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
       panel(s + i0 * os[I], os[J], d + i0 * odst[I], odst[I], ni, od[J], stream);
     }
   }
+}
+
+const TransposeTable& transpose_table(int isa) {
+  static const KernelTables<TransposeTable> t(XARR_ISA_FILLS(TransposeTable, fill_transpose));
+  return t.table(isa);
 }
 
 void copy_strided(int itemsize, int ndim, const int64_t* dims, const char* src,

@@ -69,8 +69,6 @@ void panel_b32(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64
 
 }  // namespace
 
-TransposePanelFn transpose_panel_avx2(int itemsize) {
-  return itemsize == 4 ? &panel_b32 : nullptr;
-}
+void fill_transpose_avx2(TransposeTable* t) { t->panel[2] = &panel_b32; }
 
 }  // namespace xarr

@@ -91,12 +91,9 @@ void panel(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64_t n
 
 }  // namespace
 
-TransposePanelFn transpose_panel_avx512(int itemsize) {
-  switch (itemsize) {
-    case 4: return &panel<4, 16>;
-    case 8: return &panel<8, 8>;
-    default: return nullptr;
-  }
+void fill_transpose_avx512(TransposeTable* t) {
+  t->panel[2] = &panel<4, 16>;
+  t->panel[3] = &panel<8, 8>;
 }
 
 }  // namespace xarr

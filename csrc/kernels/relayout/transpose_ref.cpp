@@ -1,4 +1,4 @@
-// Scalar transpose panels: 16x16 blocks so both sides stay in L1.
+// Scalar transpose panels (the reference table): 16x16 blocks so both sides stay in L1.
 #include <cstring>
 
 #include "kernels/relayout/transpose_tiles.h"
@@ -24,15 +24,12 @@ void panel_ref(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64
 
 }  // namespace
 
-TransposePanelFn transpose_panel_ref(int itemsize) {
-  switch (itemsize) {
-    case 1: return &panel_ref<1>;
-    case 2: return &panel_ref<2>;
-    case 4: return &panel_ref<4>;
-    case 8: return &panel_ref<8>;
-    case 16: return &panel_ref<16>;
-    default: return nullptr;
-  }
+void fill_transpose_ref(TransposeTable* t) {
+  t->panel[0] = &panel_ref<1>;
+  t->panel[1] = &panel_ref<2>;
+  t->panel[2] = &panel_ref<4>;
+  t->panel[3] = &panel_ref<8>;
+  t->panel[4] = &panel_ref<16>;
 }
 
 }  // namespace xarr

@@ -1,5 +1,6 @@
-"""A fused elementwise program and its execution on the C++ fused executor
-(csrc/fused/executor.h): the target the fusion pass of the lazy graph will emit.
+"""A test helper: a builder of fused elementwise programs run on the C++ fused executor
+(csrc/fused/executor.h) through xarr._bindings.fused.FusedKernel, for the executor's own
+tests (the graph compiler, xarr/_graph/compile.py, builds its programs itself).
 
 Registers: the inputs first (0..n_in-1), then scalar constants, then temporaries; an instruction writes a
 temporary or output ``k`` (written ``Out(k)``). Each instruction is one elementwise kernel of
@@ -16,6 +17,7 @@ xarr/_ops/elementwise.py (by lax name) or a conversion.
 
 from xarr import _core
 from xarr import _tensor
+from xarr._bindings.fused import FusedKernel
 from xarr._dtypes import CODE_OF, DTYPES, as_dtype
 from xarr._ops.elementwise import OPS, broadcast_shapes
 from xarr._tensor import Tensor
@@ -108,7 +110,7 @@ class FusedProgram:
         if None in self.output_dtypes or not self.output_dtypes:
             raise ValueError("FusedProgram: every output must be written")
         outs = [_tensor.empty(shape, c) for c in self.output_dtypes]
-        kernel = _tensor.FusedKernel(self.input_dtypes, self.temp_dtypes, self.output_dtypes,
+        kernel = FusedKernel(self.input_dtypes, self.temp_dtypes, self.output_dtypes,
                                      self.code, [_tensor.scalar_tensor(v, c)
                                                  for v, c in self.constants])
         kernel.run(ins[:len(self.input_dtypes)], [None] * len(self.input_dtypes), shape, outs)

@@ -1,5 +1,5 @@
-// Gather / scatter / mask kernels: contracts and worked examples in gather_scatter.h.
-#include "kernels/gather_scatter/gather_scatter.h"
+// Index take / put and mask kernels: contracts and worked examples in indexing.h.
+#include "kernels/indexing/indexing.h"
 
 #include <omp.h>
 
@@ -52,7 +52,7 @@ struct Odometer {
   const int64_t* dims = nullptr;
   const int64_t* sa = nullptr;
   const int64_t* sb = nullptr;
-  int64_t idx[kGatherMaxDims];
+  int64_t idx[kIndexMaxDims];
   int64_t a = 0, b = 0;
 
   void start(int n_, const int64_t* dims_, const int64_t* sa_, const int64_t* sb_,
@@ -87,9 +87,9 @@ struct Odometer {
 // elem_bytes bytes (ndim 0).
 struct Block {
   int ndim = 0;
-  int64_t dims[kGatherMaxDims];
-  int64_t ss[kGatherMaxDims];
-  int64_t ds[kGatherMaxDims];
+  int64_t dims[kIndexMaxDims];
+  int64_t ss[kIndexMaxDims];
+  int64_t ds[kIndexMaxDims];
   int itemsize = 1;
   int64_t elem_bytes = 1;   // when ndim == 0
   RowFn row = nullptr;      // itemsize rows for ndim >= 1
@@ -151,14 +151,14 @@ inline bool wrap_index(int64_t& i, int64_t bound) {
 
 // ------------------------------------------------------------------ integer arrays
 // Positions [p0, p1) of one outer index: tb/db are the tensor/dense origins for it.
-// Returns false at the first out-of-bounds index (gather only; a scatter was checked).
-template <class T, bool kScatter>
+// Returns false at the first out-of-bounds index (take only; a put was checked).
+template <class T, bool kPut>
 bool rows_one_index_elem(const IndexedCopy& c, const char* tb, char* db, int64_t p0,
                          int64_t p1) {
   const int64_t* ix = c.idx[0];
   const int64_t bound = c.bound[0], st = c.idx_stride[0], ps = c.pos_stride;
   for (int64_t p = p0; p < p1; ++p) {
-    if (!kScatter && p + 16 < p1) {
+    if (!kPut && p + 16 < p1) {
       int64_t q = ix[p + 16];
       if (q < 0) q += bound;
       if (static_cast<uint64_t>(q) < static_cast<uint64_t>(bound))
@@ -166,7 +166,7 @@ bool rows_one_index_elem(const IndexedCopy& c, const char* tb, char* db, int64_t
     }
     int64_t i = ix[p];
     if (!wrap_index(i, bound)) return false;
-    if (kScatter)
+    if (kPut)
       copy_elem<T>(db + p * ps, const_cast<char*>(tb) + i * st);
     else
       copy_elem<T>(tb + i * st, db + p * ps);
@@ -174,7 +174,7 @@ bool rows_one_index_elem(const IndexedCopy& c, const char* tb, char* db, int64_t
   return true;
 }
 
-template <bool kScatter>
+template <bool kPut>
 bool rows_generic(const IndexedCopy& c, const Block& blk, RowFn elem, const char* tb,
                   char* db, int64_t p0, int64_t p1) {
   const int64_t ps = c.pos_stride;
@@ -187,7 +187,7 @@ bool rows_generic(const IndexedCopy& c, const Block& blk, RowFn elem, const char
     }
     const char* t = tb + off;
     char* d = db + p * ps;
-    if (kScatter) {
+    if (kPut) {
       if (elem)
         elem(d, 0, const_cast<char*>(t), 0, 1);
       else
@@ -202,33 +202,33 @@ bool rows_generic(const IndexedCopy& c, const Block& blk, RowFn elem, const char
   return true;
 }
 
-template <bool kScatter>
+template <bool kPut>
 bool run_rows(const IndexedCopy& c, const Block& blk, const char* tb, char* db, int64_t p0,
               int64_t p1) {
   if (blk.ndim == 0 && c.nidx == 1) {
     switch (blk.elem_bytes) {
-      case 1: return rows_one_index_elem<uint8_t, kScatter>(c, tb, db, p0, p1);
-      case 2: return rows_one_index_elem<uint16_t, kScatter>(c, tb, db, p0, p1);
-      case 4: return rows_one_index_elem<uint32_t, kScatter>(c, tb, db, p0, p1);
-      case 8: return rows_one_index_elem<uint64_t, kScatter>(c, tb, db, p0, p1);
-      case 16: return rows_one_index_elem<B16, kScatter>(c, tb, db, p0, p1);
+      case 1: return rows_one_index_elem<uint8_t, kPut>(c, tb, db, p0, p1);
+      case 2: return rows_one_index_elem<uint16_t, kPut>(c, tb, db, p0, p1);
+      case 4: return rows_one_index_elem<uint32_t, kPut>(c, tb, db, p0, p1);
+      case 8: return rows_one_index_elem<uint64_t, kPut>(c, tb, db, p0, p1);
+      case 16: return rows_one_index_elem<B16, kPut>(c, tb, db, p0, p1);
       default: break;
     }
   }
   RowFn elem = blk.ndim == 0 ? row_for(blk.elem_bytes) : nullptr;
-  return rows_generic<kScatter>(c, blk, elem, tb, db, p0, p1);
+  return rows_generic<kPut>(c, blk, elem, tb, db, p0, p1);
 }
 
 bool valid(const IndexedCopy& c) {
-  if (!row_for(c.itemsize) || c.nidx < 0 || c.nidx > kGatherMaxDims || c.nouter < 0 ||
-      c.nouter > kGatherMaxDims || c.ninner < 0 || c.ninner > kGatherMaxDims || c.npos < 0)
+  if (!row_for(c.itemsize) || c.nidx < 0 || c.nidx > kIndexMaxDims || c.nouter < 0 ||
+      c.nouter > kIndexMaxDims || c.ninner < 0 || c.ninner > kIndexMaxDims || c.npos < 0)
     return false;
   for (int j = 0; j < c.nidx; ++j)
     if (c.bound[j] < 0 || (c.npos > 0 && c.idx[j] == nullptr)) return false;
   return true;
 }
 
-template <bool kScatter>
+template <bool kPut>
 int run_indexed(const IndexedCopy& c, const char* tensor, char* dense) {
   if (!valid(c)) return kBadArgument;
   int64_t nout = 1;
@@ -238,13 +238,13 @@ int run_indexed(const IndexedCopy& c, const char* tensor, char* dense) {
   const int64_t items = nout * c.npos;
   if (items == 0) return 0;
   Block blk;
-  if (kScatter)
+  if (kPut)
     blk.init(c.itemsize, c.ninner, c.inner_dims, c.inner_dense, c.inner_tensor);
   else
     blk.init(c.itemsize, c.ninner, c.inner_dims, c.inner_tensor, c.inner_dense);
   const int64_t block_bytes = blk.size() * blk.elem_bytes;
   int nt = 1;
-  if (!kScatter && items * block_bytes >= (int64_t{1} << 17)) nt = get_num_threads();
+  if (!kPut && items * block_bytes >= (int64_t{1} << 17)) nt = get_num_threads();
   if (items < nt) nt = static_cast<int>(items);
   int bad = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : bad)
@@ -259,7 +259,7 @@ int run_indexed(const IndexedCopy& c, const char* tensor, char* dense) {
       int64_t item = begin;
       while (item < end) {
         const int64_t p1 = std::min(c.npos, p + (end - item));
-        if (!run_rows<kScatter>(c, blk, tensor + od.a, dense + od.b, p, p1)) {
+        if (!run_rows<kPut>(c, blk, tensor + od.a, dense + od.b, p, p1)) {
           bad = 1;
           break;
         }
@@ -287,11 +287,11 @@ bool first_bad_index(const IndexedCopy& c, int64_t* pos, int* which) {
   return false;
 }
 
-int gather(const IndexedCopy& c, const char* tensor, char* dense) {
+int index_take(const IndexedCopy& c, const char* tensor, char* dense) {
   return run_indexed<false>(c, tensor, dense);
 }
 
-int scatter(const IndexedCopy& c, char* tensor, const char* dense) {
+int index_put(const IndexedCopy& c, char* tensor, const char* dense) {
   if (!valid(c)) return kBadArgument;
   // Check every index first (read-only, threaded for large index sets) so a failing
   // assignment writes nothing.
@@ -341,8 +341,8 @@ int threads_for_mask(int64_t n) { return n >= kParallelMinElements ? get_num_thr
 // when the tensor strides allow it.
 struct MaskWalk {
   int n = 0;
-  int64_t dims[kGatherMaxDims];
-  int64_t ts[kGatherMaxDims];
+  int64_t dims[kIndexMaxDims];
+  int64_t ts[kIndexMaxDims];
 
   void init(int nmask, const int64_t* d, const int64_t* s) {
     n = 0;
@@ -368,7 +368,7 @@ struct MaskWalk {
   // cover mask elements [a, b).
   template <class F>
   void rows(int64_t a, int64_t b, F&& row) const {
-    int64_t idx[kGatherMaxDims];
+    int64_t idx[kIndexMaxDims];
     int64_t lin = a, off = 0;
     for (int k = n - 1; k >= 0; --k) {
       idx[k] = lin % dims[k];
@@ -550,8 +550,8 @@ void mask_chunks_block(const MaskedCopy& c, const MaskWalk& w, const Block& blk,
 }
 
 bool valid(const MaskedCopy& c) {
-  return row_for(c.itemsize) && c.nmask >= 0 && c.nmask <= kGatherMaxDims &&
-         c.ninner >= 0 && c.ninner <= kGatherMaxDims;
+  return row_for(c.itemsize) && c.nmask >= 0 && c.nmask <= kIndexMaxDims &&
+         c.ninner >= 0 && c.ninner <= kIndexMaxDims;
 }
 
 template <bool kAssign>
@@ -647,7 +647,7 @@ void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims, const int6
       continue;
     }
     const int64_t b = std::min(n, a + kMaskChunk);
-    int64_t idx[kGatherMaxDims];
+    int64_t idx[kIndexMaxDims];
     int64_t lin = a;
     for (int k = last; k >= 0; --k) {
       idx[k] = lin % dims[k];

@@ -6,9 +6,17 @@ elsewhere: ``__array_namespace_info__``, the data-type functions (``result_type`
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 
-from xarr._dtypes import CODE_OF, DTYPES, as_dtype
+from xarr._axes import normalize_axis
+from xarr._dtypes import CODE_OF, KINDS, as_dtype, bfloat16
+from xarr._numpy import ufuncs as U
+from xarr._numpy.manipulation import broadcast_to, concatenate
+from xarr._ops import structural as S
+from xarr._ops.creation import zeros
+from xarr._ops.elementwise import promote
+from xarr._ops.structural import as_operand
 
 __array_api_version__ = "2023.12"
 
@@ -59,7 +67,6 @@ def __array_namespace_info__():
 
 def result_type(*arrays_and_dtypes):
     """The promoted dtype (NumPy 2 / Array API rules; Python scalars are weak)."""
-    from xarr._ops.elementwise import _promote
     vals = []
     for v in arrays_and_dtypes:
         if isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
@@ -70,7 +77,7 @@ def result_type(*arrays_and_dtypes):
             vals.append(_DtypeOnly(as_dtype(v)))
     if not vals:
         raise ValueError("result_type: at least one array or dtype is required")
-    return _promote(vals)
+    return promote(vals)
 
 
 class _DtypeOnly:
@@ -85,8 +92,7 @@ def can_cast(from_, to, /):
 
 def finfo(type_):
     dt = type_.dtype if hasattr(type_, "dtype") else as_dtype(type_)
-    if dt == DTYPES[10]:
-        import ml_dtypes
+    if dt == bfloat16:
         return ml_dtypes.finfo(dt)
     return np.finfo(dt)
 
@@ -98,8 +104,6 @@ def iinfo(type_):
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate tensors (broadcast views made dense) like NumPy's meshgrid."""
-    from xarr import lax
-    from xarr._ops.structural import as_operand
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     vals = [as_operand(a).reshape((-1,)) for a in arrays]
@@ -111,40 +115,32 @@ def meshgrid(*arrays, indexing="xy"):
         dim = k
         if indexing == "xy" and len(vals) > 1 and k < 2:
             dim = 1 - k
-        out.append(lax.broadcast_in_dim(v, tuple(shape), (dim,)).copy())
+        out.append(S.broadcast_in_dim(v, tuple(shape), (dim,)).copy())
     return out
 
 
 def _tri_mask(shape, k, lower):
-    from xarr import lax
-    import xarr as xa
     n, m = shape[-2], shape[-1]
-    rows = lax.broadcasted_iota(np.int64, (n, m), 0)
-    cols = lax.broadcasted_iota(np.int64, (n, m), 1)
-    return xa.less_equal(cols - rows, k) if lower else xa.greater_equal(cols - rows, k)
+    rows = S.broadcasted_iota(np.int64, (n, m), 0)
+    cols = S.broadcasted_iota(np.int64, (n, m), 1)
+    return U.less_equal(cols - rows, k) if lower else U.greater_equal(cols - rows, k)
 
 
 def tril(x, /, *, k=0):
-    import xarr as xa
-    from xarr._ops.structural import as_operand
     x = as_operand(x)
     if x.ndim < 2:
         raise ValueError(f"tril: needs at least 2 dims, got shape {tuple(x.shape)}")
-    return xa.where(_tri_mask(x.shape, k, True), x, xa.zeros((), dtype=x.dtype))
+    return U.where(_tri_mask(x.shape, k, True), x, zeros((), dtype=x.dtype))
 
 
 def triu(x, /, *, k=0):
-    import xarr as xa
-    from xarr._ops.structural import as_operand
     x = as_operand(x)
     if x.ndim < 2:
         raise ValueError(f"triu: needs at least 2 dims, got shape {tuple(x.shape)}")
-    return xa.where(_tri_mask(x.shape, k, False), x, xa.zeros((), dtype=x.dtype))
+    return U.where(_tri_mask(x.shape, k, False), x, zeros((), dtype=x.dtype))
 
 
 def unstack(x, /, *, axis=0):
-    from xarr._ops import structural as S
-    from xarr._ops.manipulation import normalize_axis
     x = S.as_operand(x)
     a = normalize_axis(axis, x.ndim, "unstack")
     out = []
@@ -156,9 +152,6 @@ def unstack(x, /, *, axis=0):
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    import xarr as xa
-    from xarr._ops import structural as S
-    from xarr._ops.manipulation import normalize_axis
     x = S.as_operand(x)
     a = normalize_axis(axis, x.ndim, "diff")
     if n < 0:
@@ -167,10 +160,10 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         return x    # NumPy: n=0 returns the input, without prepend / append
     parts = [v for v in (prepend, x, append) if v is not None]
     if len(parts) > 1:
-        x = xa.concatenate([S.as_operand(v) if S.as_operand(v).ndim else
-                            xa.broadcast_to(v, tuple(1 if i == a else d for i, d in
-                                                     enumerate(x.shape)))
-                            for v in parts], axis=a)
+        x = concatenate([S.as_operand(v) if S.as_operand(v).ndim else
+                         broadcast_to(v, tuple(1 if i == a else d for i, d in
+                                               enumerate(x.shape)))
+                         for v in parts], axis=a)
     for _ in range(n):
         m = x.shape[a]
         if m == 0:
@@ -180,13 +173,30 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         lo_limit[a] = m - 1
         hi = S.slice(x, hi_start, list(x.shape))
         lo = S.slice(x, [0] * x.ndim, lo_limit)
-        x = xa.not_equal(hi, lo) if x.dtype == np.bool_ else hi - lo
+        x = U.not_equal(hi, lo) if x.dtype == np.bool_ else hi - lo
     return x
 
 
 def matrix_transpose(x, /):
-    from xarr._ops.structural import as_operand
     x = as_operand(x)
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: needs at least 2 dims, got {tuple(x.shape)}")
     return x.mT
+
+
+def isdtype(dtype, kind):
+    """Array API isdtype: whether ``dtype`` is of ``kind`` (a dtype, a kind name such as
+    'real floating', or a tuple of them)."""
+    code = CODE_OF.get(dtype)
+    if code is None:
+        raise TypeError(f"isdtype: {dtype!r} is not an xarr dtype")
+    if isinstance(kind, tuple):
+        return builtins.any(isdtype(dtype, k) for k in kind)
+    groups = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
+              "integral": "iu", "real floating": "f", "complex floating": "c",
+              "numeric": "iufc"}
+    if isinstance(kind, str):
+        if kind not in groups:
+            raise ValueError(f"isdtype: unknown kind {kind!r}")
+        return KINDS[code] in groups[kind]
+    return dtype == kind

@@ -1,7 +1,7 @@
-"""Creation and interop: asarray/array, zeros/ones/empty/full(+_like), arange, linspace,
-eye, from_dlpack. Every creator takes ``layout=`` (an xa.Layout, HLO text or a
-minor_to_major tuple): ``xa.asarray([[1, 2, 3], [4, 5, 6]], layout=(0, 1))`` stores
-``1 4 2 5 3 6`` (seed 000's column-major example).
+"""Creation: zeros / ones / empty / full (and their _like forms), arange, linspace, eye.
+Every creator takes ``layout=`` (an xa.Layout, HLO text or a minor_to_major tuple):
+``xa.zeros((2, 3), layout=(0, 1))`` is column-major. (Conversion of existing data,
+asarray / array / from_dlpack, is xarr/_ops/conversion.py.)
 """
 
 import math
@@ -10,13 +10,14 @@ import operator
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES, as_dtype
+from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_int
 from xarr._ops import layout as _layout
-from xarr._graph.trace import Traced
+from xarr._ops.conversion import asarray
+from xarr._ops.structural import iota
 from xarr._tensor import Tensor
 
-__all__ = ["asarray", "array", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
-           "ones_like", "full_like", "arange", "linspace", "eye", "from_dlpack", "tensor"]
+__all__ = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+           "full_like", "arange", "linspace", "eye"]
 
 
 def _shape_tuple(shape, op):
@@ -30,103 +31,6 @@ def _shape_tuple(shape, op):
     if any(d < 0 for d in shape):
         raise ValueError(f"{op}: negative dimensions are not allowed, got {shape}")
     return shape
-
-
-def _with_layout(t, layout, op):
-    if layout is None:
-        return t
-    lay = _layout.as_layout(layout, t.ndim, op)
-    if t.layout == lay and _layout.is_dense(t):
-        return t
-    return _layout.relayout(t, lay)
-
-
-def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
-    """A Tensor from a Tensor, NumPy array, DLPack producer, buffer, nested sequence or
-    scalar. Zero-copy when possible; ``copy=True`` always copies, ``copy=False`` raises
-    ValueError if a copy is needed. Python scalars take NumPy's default types.
-    """
-    if device not in (None, "cpu"):
-        raise ValueError(f"asarray: xarr tensors live on the 'cpu' device, not {device!r}")
-    dt = as_dtype(dtype) if dtype is not None else None
-    no_copy = copy is False
-    if isinstance(obj, Traced):
-        # A graph value stays one: a dtype converts it, copy=True records a copy.
-        if dt is not None and obj.dtype != dt:
-            return obj.astype(dt)
-        return obj.copy() if copy else obj
-    if isinstance(obj, Tensor):
-        t = obj
-    elif isinstance(obj, np.ndarray):
-        if obj.dtype not in CODE_OF:
-            native = obj.dtype.newbyteorder("=") if obj.dtype.byteorder not in "=|" \
-                else obj.dtype
-            target = dt if dt is not None else as_dtype(native)
-            if copy is False:
-                raise ValueError(f"asarray: {obj.dtype} needs a copy to become a tensor")
-            obj = obj.astype(target)
-            copy = False
-        t = _tensor.wrap_numpy(obj)
-    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
-        t = from_dlpack(obj)
-    else:
-        try:
-            view = memoryview(obj)
-        except TypeError:
-            view = None
-        if view is not None:
-            arr = np.asarray(view)
-        else:
-            if copy is False:
-                raise ValueError(f"asarray: a {type(obj).__name__} needs a copy to become a "
-                                 f"tensor")
-            try:
-                arr = np.asarray(obj, dtype=dt)
-            except (ValueError, TypeError, OverflowError) as e:
-                raise type(e)(f"asarray: cannot convert {type(obj).__name__}: {e}") from None
-            if arr.dtype not in CODE_OF:
-                raise TypeError(f"asarray: xarr does not support dtype {arr.dtype} (from "
-                                f"{type(obj).__name__})")
-            copy = False   # arr is already a fresh copy
-        t = _tensor.wrap_numpy(arr)
-    if dt is not None and t.dtype != dt:
-        if copy is False:
-            raise ValueError(f"asarray: converting {t.dtype} to {dt} needs a copy")
-        t = t.astype(dt)
-        copy = False
-    if copy:
-        if layout is not None:
-            return _layout.relayout(t, _layout.as_layout(layout, t.ndim, "asarray"))
-        # NumPy's asarray(copy=True) keeps the input's order ('K'): a dense column-major
-        # input stays {0,1}; other strided views become row-major.
-        if not _tensor.is_tiled(t) and _layout.is_dense(t):
-            return _tensor.copy_dense(t, tuple(t.layout.minor_to_major))
-        return t.copy()
-    if layout is not None:
-        lay = _layout.as_layout(layout, t.ndim, "asarray")
-        if no_copy:
-            if t.layout != lay or not _layout.is_dense(t):
-                raise ValueError(f"asarray: storing {t.xla_shape} with layout {lay} needs a "
-                                 f"copy, but copy=False")
-            return t
-        return _with_layout(t, lay, "asarray")
-    return t
-
-
-def array(obj, dtype=None, *, copy=True, layout=None):
-    """Like asarray but copies by default (NumPy's ``np.array``)."""
-    return asarray(obj, dtype, copy=copy, layout=layout)
-
-
-tensor = array
-
-
-def _check_python_int(op, value, dt):
-    """NumPy 2: a Python int that does not fit the integer dtype is an OverflowError."""
-    if isinstance(value, int) and not isinstance(value, bool) and dt.kind in "iu":
-        info = np.iinfo(dt)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{op}: Python integer {value} out of bounds for {dt}")
 
 
 def _default_dtype(dtype):
@@ -157,7 +61,7 @@ def full(shape, fill_value, dtype=None, *, layout=None, device=None):
     else:
         if isinstance(fill_value, np.generic):
             fill_value = fill_value.item()
-        _check_python_int("full", fill_value, dt)
+        check_python_int("full", fill_value, dt)
         if t.size:
             _tensor.fill(t, fill_value)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
@@ -217,13 +121,11 @@ def arange(start, stop=None, step=1, dtype=None, *, layout=None, device=None):
         as_dtype(np.result_type(np.asarray(start), np.asarray(stop), np.asarray(step)))
     # The values come from the iota kernel semantics: start + i * step, computed in f64 or
     # exact integers, then converted.
-    from xarr import lax as _lax
-    code = CODE_OF[dt]
     if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, step)):
-        idx = _lax.iota(np.dtype(np.int64), n)
+        idx = iota(np.dtype(np.int64), n)
         vals = idx * int(step) + int(start) if n else idx
     else:
-        idx = _lax.iota(np.dtype(np.float64), n)
+        idx = iota(np.dtype(np.float64), n)
         vals = idx * float(step) + float(start) if n else idx
     out = vals.astype(dt) if vals.dtype != dt else vals
     return out if layout is None else _layout.relayout(out, _layout.as_layout(layout, 1))
@@ -234,12 +136,11 @@ def linspace(start, stop, num=50, *, endpoint=True, dtype=None, layout=None, dev
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
-    from xarr import lax as _lax
     div = (num - 1) if endpoint else num
     dt = as_dtype(dtype) if dtype is not None else \
         as_dtype(np.result_type(np.asarray(start), np.asarray(stop), np.float64))
     work = np.dtype(np.complex128) if dt.kind == "c" else np.dtype(np.float64)
-    idx = _lax.iota(work, num)
+    idx = iota(work, num)
     if num == 0:
         return idx.astype(dt)
     if div > 0:
@@ -266,20 +167,3 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, *, layout=None, device=None):
             diag = flat[start:start + (length - 1) * (n_cols + 1) + 1:n_cols + 1]
             _tensor.fill(diag, 1)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, 2))
-
-
-def from_dlpack(x, *, device=None, copy=None):
-    """A Tensor sharing the memory of a DLPack producer (NumPy, PyTorch, JAX ...)."""
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
-    if hasattr(x, "__dlpack_device__"):
-        dev = x.__dlpack_device__()
-        if int(dev[0]) != 1:
-            raise BufferError(f"from_dlpack: only CPU tensors can be imported, got device "
-                              f"{tuple(dev)}")
-    try:
-        capsule = x.__dlpack__(max_version=(1, 0))
-    except TypeError:
-        capsule = x.__dlpack__()
-    t = _tensor.from_dlpack_capsule(capsule)
-    return t.copy() if copy else t

@@ -9,34 +9,24 @@ import operator
 
 import numpy as np
 
+from xarr import _tensor
+from xarr._axes import normalize_axes, normalize_axis
+from xarr._bindings.indexing import repeat_indices
+from xarr._dispatch import register
+from xarr._dtypes import CODE_OF
+from xarr._graph.trace import Traced
+from xarr._numpy import ufuncs as U
+from xarr._ops import layout as _layout
 from xarr._ops import structural as S
-from xarr._ops.elementwise import _promote, _to_tensor_or_scalar
+from xarr._ops.conversion import asarray
+from xarr._ops.elementwise import broadcast_shapes as _broadcast_shapes
+from xarr._ops.elementwise import promote, to_tensor_or_scalar
+from xarr._ops.indexing import take
+from xarr._tensor import Tensor
 
 
 def _arr(x):
     return S.as_operand(x)
-
-
-def normalize_axis(axis, ndim, fn, module="xa"):
-    """``axis`` in [-ndim, ndim) as a non-negative int, else ValueError naming
-    ``module.fn`` (xa.* or lax.*)."""
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{module}.{fn}: axis must be an integer, got {axis!r}") from None
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{module}.{fn}: axis {a} is out of bounds for array of dimension "
-                         f"{ndim}")
-    return a % ndim if ndim else a
-
-
-def _axes(axis, ndim, fn):
-    if isinstance(axis, (tuple, list)):
-        out = tuple(normalize_axis(a, ndim, fn) for a in axis)
-        if len(set(out)) != len(out):
-            raise ValueError(f"xa.{fn}: repeated axis in {tuple(axis)}")
-        return out
-    return (normalize_axis(axis, ndim, fn),)
 
 
 def ravel(x):
@@ -47,8 +37,8 @@ def ravel(x):
 def moveaxis(x, source, destination):
     x = _arr(x)
     n = x.ndim
-    src = _axes(source, n, "moveaxis")
-    dst = _axes(destination, n, "moveaxis")
+    src = normalize_axes(source, n, "moveaxis")
+    dst = normalize_axes(destination, n, "moveaxis")
     if len(src) != len(dst):
         raise ValueError(f"xa.moveaxis: source {source} and destination {destination} must "
                          f"have the same number of elements")
@@ -71,7 +61,7 @@ def squeeze(x, axis=None):
     if axis is None:
         dims = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
-        dims = _axes(axis, x.ndim, "squeeze")
+        dims = normalize_axes(axis, x.ndim, "squeeze")
         for d in dims:
             if x.shape[d] != 1:
                 raise ValueError(f"xa.squeeze: cannot select an axis to squeeze out which "
@@ -82,14 +72,14 @@ def squeeze(x, axis=None):
 def expand_dims(x, axis):
     x = _arr(x)
     n = x.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    return S.expand_dims(x, _axes(axis, n, "expand_dims"))
+    return S.expand_dims(x, normalize_axes(axis, n, "expand_dims"))
 
 
 def _common(arrays, fn):
     if not len(arrays):
         raise ValueError(f"xa.{fn}: need at least one array")
     vals = [_arr(a) for a in arrays]
-    dt = _promote([_to_tensor_or_scalar(v) for v in vals])
+    dt = promote([to_tensor_or_scalar(v) for v in vals])
     return [v if v.dtype == dt else v.astype(dt) for v in vals]
 
 
@@ -192,7 +182,7 @@ def split(x, indices_or_sections, axis=0):
 
 def flip(x, axis=None):
     x = _arr(x)
-    dims = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
+    dims = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "flip")
     return S.rev(x, dims)
 
 
@@ -251,7 +241,7 @@ def _empty_along(x, a):
 
 def repeat(x, repeats, axis=None):
     """Repeats each element ``repeats`` times (an integer, or one count per element along
-    ``axis``: xarr/_ops/indexing.py repeat_array)."""
+    ``axis``: ``_repeat_counts``)."""
     x = _arr(x)
     if axis is None:
         x = ravel(x)
@@ -260,15 +250,13 @@ def repeat(x, repeats, axis=None):
     try:
         r = operator.index(repeats)
     except TypeError:
-        from xarr._ops import indexing
-        return indexing.repeat_array(x, repeats, a)
+        return _repeat_counts(x, repeats, a)
     if r < 0:
         raise ValueError(f"xa.repeat: negative repeats {r}")
-    from xarr import lax
     shape = list(x.shape)
     expanded = S.expand_dims(x, (a + 1,))
     target = shape[:a + 1] + [r] + shape[a + 1:]
-    b = lax.broadcast_in_dim(expanded, tuple(target), tuple(range(len(target))))
+    b = S.broadcast_in_dim(expanded, tuple(target), tuple(range(len(target))))
     shape[a] *= r
     return b.reshape(tuple(shape)) if b.size else _empty_along(x, a).reshape(tuple(shape))
 
@@ -304,8 +292,6 @@ def pad(x, pad_width, mode="constant", constant_values=0):
 
 
 def _scalar_of(v, x):
-    from xarr import _tensor
-    from xarr._dtypes import CODE_OF
     if isinstance(v, (builtins.int, builtins.float, builtins.bool, builtins.complex)):
         return _tensor.scalar_tensor(v, CODE_OF[x.dtype])
     return _arr(v).astype(x.dtype).reshape(())
@@ -328,8 +314,7 @@ def _pad_piece(x, a, count, mode, before):
         edge = _take_range(x, a, [0 if before else size - 1])
         shape = list(x.shape)
         shape[a] = count
-        from xarr import lax
-        return lax.broadcast_in_dim(edge, tuple(shape), tuple(range(x.ndim))).copy()
+        return S.broadcast_in_dim(edge, tuple(shape), tuple(range(x.ndim))).copy()
     if mode == "wrap":
         idx = [(i % size) for i in range(-count, 0)] if before else \
             [(i % size) for i in range(count)]
@@ -373,16 +358,91 @@ def _gather_runs(x, a, idx):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol * |b| elementwise (NumPy's rule), infinities equal only to
     themselves, NaN equal to NaN with equal_nan."""
-    from xarr import _ops
-    import xarr as xa
     a, b = _arr(a), _arr(b)
-    dt = _promote([_to_tensor_or_scalar(a), _to_tensor_or_scalar(b)])
+    dt = promote([to_tensor_or_scalar(a), to_tensor_or_scalar(b)])
     if dt.kind not in "fc":
         dt = np.dtype(np.float64)
     a, b = a.astype(dt), b.astype(dt)
-    finite = xa.logical_and(xa.isfinite(a), xa.isfinite(b))
-    close = xa.less_equal(xa.absolute(a - b), atol + rtol * xa.absolute(b))
-    res = xa.where(finite, close, xa.equal(a, b))
+    finite = U.logical_and(U.isfinite(a), U.isfinite(b))
+    close = U.less_equal(U.absolute(a - b), atol + rtol * U.absolute(b))
+    res = U.where(finite, close, U.equal(a, b))
     if equal_nan:
-        res = xa.logical_or(res, xa.logical_and(xa.isnan(a), xa.isnan(b)))
+        res = U.logical_or(res, U.logical_and(U.isnan(a), U.isnan(b)))
     return res
+
+
+def _repeat_counts(x, repeats, axis):
+    """xa.repeat with per-element counts along ``axis`` (x already raveled for None)."""
+    if type(repeats) is Traced:
+        raise TypeError("xa.jit: xa.repeat with traced repeat counts has a data-dependent "
+                        "result shape; pass the counts as a concrete array")
+    r = repeats if isinstance(repeats, Tensor) else asarray(repeats)
+    if r.dtype.kind not in "biu":
+        raise TypeError(f"xa.repeat: repeats must be integers, got {r.dtype}")
+    if r.ndim > 1:
+        raise ValueError(f"xa.repeat: repeats must be 0-d or 1-d, got shape {r.shape}")
+    n = x.shape[axis]
+    if r.size == 1:
+        return repeat(x, int(r.reshape(()).item()), axis=axis)
+    if r.shape != (n,):
+        raise ValueError(f"xa.repeat: operands could not be broadcast together: repeats of "
+                         f"shape {r.shape} for axis {axis} of size {n}")
+    counts = _tensor.strided(r)
+    s64 = CODE_OF[np.dtype(np.int64)]
+    if CODE_OF[counts.dtype] != s64 or not counts.flags["C_CONTIGUOUS"]:
+        c = _tensor.empty(counts.shape, s64)
+        if c.size:
+            _tensor.convert_into(c, counts)
+        counts = c
+    idx = repeat_indices(counts)
+    return take(x, idx, axis=axis)
+
+
+# ------------------------------------------------------------------------ shape helpers
+def broadcast_shapes(*shapes):
+    return _broadcast_shapes(*shapes, op="xa.broadcast_shapes")
+
+
+def broadcast_to(x, shape):
+    """A read-only broadcast view of ``x`` with ``shape`` (NumPy rules)."""
+    x = _arr(x)
+    shape = tuple(shape)
+    if _broadcast_shapes(x.shape, shape, op="xa.broadcast_to") != shape:
+        raise ValueError(f"xa.broadcast_to: cannot broadcast shape {x.shape} to {shape}")
+    off = len(shape) - x.ndim
+    return S.broadcast_in_dim(x, shape, tuple(range(off, len(shape))))
+
+
+def broadcast_arrays(*arrays):
+    ts = [_arr(a) for a in arrays]
+    shape = _broadcast_shapes(*[t.shape for t in ts], op="xa.broadcast_arrays")
+    return [broadcast_to(t, shape) for t in ts]
+
+
+def relayout(x, layout):
+    """A copy of ``x`` stored with ``layout`` (xa.Layout, HLO text or minor_to_major)."""
+    return _layout.relayout(x, layout)
+
+
+def reshape(x, shape):
+    return _arr(x).reshape(shape)
+
+
+def transpose(x, axes=None):
+    return _arr(x).transpose(axes)
+
+
+def permute_dims(x, axes):
+    return _arr(x).transpose(axes)
+
+
+def copy(x):
+    """A new tensor with x's values (row-major unless x's layout is kept by the op)."""
+    return _arr(x).copy()
+
+
+def astype(x, dtype, /, *, copy=True):
+    return _arr(x).astype(dtype, copy=copy)
+
+
+register(ravel=ravel, squeeze=squeeze, swapaxes=swapaxes, repeat=repeat)

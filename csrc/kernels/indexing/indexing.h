@@ -1,15 +1,17 @@
-// Gather / scatter kernels for NumPy advanced indexing (integer arrays and boolean masks).
+// NumPy advanced-indexing kernels (integer arrays and boolean masks): index_take / index_put
+// copy through integer index arrays, mask_* through boolean masks. (Not XLA's Gather and
+// Scatter, which have dimension numbers and a kernel family of their own.)
 // These are copies, so they dispatch on the element SIZE (1, 2, 4, 8 or 16 bytes), never on
-// the dtype: a value conversion, if any, is the caller's job (done before a scatter).
+// the dtype: a value conversion, if any, is the caller's job (done before a put).
 // Strides are in BYTES. Nothing here allocates; the caller sizes every output.
 //
 // Two sides take part in each copy:
-//   * the "tensor" side: the strided tensor being indexed (read by a gather, written by a
-//     scatter);
-//   * the "dense" side: the gather's result, or the value a scatter stores (any strides,
+//   * the "tensor" side: the strided tensor being indexed (read by a take, written by a
+//     put);
+//   * the "dense" side: the take's result, or the value a put stores (any strides,
 //     0 for a broadcast value).
 //
-// ---- integer-array gather / scatter (IndexedCopy)
+// ---- integer-array take / put (IndexedCopy)
 // P positions p = 0..npos-1 each select one tensor-side sub-block: its origin is
 //   tensor + sum_j idx[j][p] * idx_stride[j]
 // (negative idx[j][p] wraps once by adding bound[j]; after that 0 <= index < bound[j] must
@@ -26,9 +28,9 @@
 //   outer: dims {4}, tensor strides {12}, dense strides {8}; inner: none.
 //   out[o, p] = x[o, idx[p]]: row 1 of out is x[1, 2], x[1, 0].
 //
-// gather:  dense = tensor[...]; returns 0, or kIndexOutOfBounds (the dense side is then
+// index_take: dense = tensor[...]; returns 0, or kIndexOutOfBounds (the dense side is then
 //          partly written and must be discarded). Threaded over (outer, position) items.
-// scatter: tensor[...] = dense; every index is checked BEFORE anything is written (returns
+// index_put:  tensor[...] = dense; every index is checked BEFORE anything is written (returns
 //          kIndexOutOfBounds with the tensor untouched). Runs on one thread in position
 //          order, so with repeated indices the last position wins, as in NumPy. (Callers
 //          must not rely on that order: a later threaded variant may store any one of the
@@ -52,31 +54,31 @@
 
 namespace xarr {
 
-constexpr int kGatherMaxDims = 32;
+constexpr int kIndexMaxDims = 32;
 constexpr int64_t kMaskChunk = int64_t{1} << 14;  // mask elements per chunk
 constexpr int kIndexOutOfBounds = 1;
 constexpr int kBadArgument = 2;
 
 struct IndexedCopy {
   int itemsize;                            // 1, 2, 4, 8 or 16
-  int nidx;                                // number of index arrays, 0..kGatherMaxDims
-  const int64_t* idx[kGatherMaxDims];      // npos int64 each
-  int64_t bound[kGatherMaxDims];           // size of the indexed tensor dim
-  int64_t idx_stride[kGatherMaxDims];      // its tensor-side byte stride
+  int nidx;                                // number of index arrays, 0..kIndexMaxDims
+  const int64_t* idx[kIndexMaxDims];      // npos int64 each
+  int64_t bound[kIndexMaxDims];           // size of the indexed tensor dim
+  int64_t idx_stride[kIndexMaxDims];      // its tensor-side byte stride
   int64_t npos;
   int64_t pos_stride;                      // dense-side byte stride between positions
   int nouter;
-  int64_t outer_dims[kGatherMaxDims];
-  int64_t outer_tensor[kGatherMaxDims];
-  int64_t outer_dense[kGatherMaxDims];
+  int64_t outer_dims[kIndexMaxDims];
+  int64_t outer_tensor[kIndexMaxDims];
+  int64_t outer_dense[kIndexMaxDims];
   int ninner;
-  int64_t inner_dims[kGatherMaxDims];
-  int64_t inner_tensor[kGatherMaxDims];
-  int64_t inner_dense[kGatherMaxDims];
+  int64_t inner_dims[kIndexMaxDims];
+  int64_t inner_tensor[kIndexMaxDims];
+  int64_t inner_dense[kIndexMaxDims];
 };
 
-int gather(const IndexedCopy& c, const char* tensor, char* dense);
-int scatter(const IndexedCopy& c, char* tensor, const char* dense);
+int index_take(const IndexedCopy& c, const char* tensor, char* dense);
+int index_put(const IndexedCopy& c, char* tensor, const char* dense);
 
 // The first (position, index array) whose index is out of bounds, for error messages:
 // returns false when all are in bounds.
@@ -86,13 +88,13 @@ struct MaskedCopy {
   int itemsize;
   const uint8_t* mask;                     // C-order over mask_dims, contiguous
   int nmask;
-  int64_t mask_dims[kGatherMaxDims];
-  int64_t mask_tensor[kGatherMaxDims];     // tensor-side byte strides of the mask dims
+  int64_t mask_dims[kIndexMaxDims];
+  int64_t mask_tensor[kIndexMaxDims];     // tensor-side byte strides of the mask dims
   int64_t pos_stride;                      // dense side (0: broadcast value, assign only)
   int ninner;
-  int64_t inner_dims[kGatherMaxDims];
-  int64_t inner_tensor[kGatherMaxDims];
-  int64_t inner_dense[kGatherMaxDims];
+  int64_t inner_dims[kIndexMaxDims];
+  int64_t inner_tensor[kIndexMaxDims];
+  int64_t inner_dense[kIndexMaxDims];
 };
 
 // Number of chunks for n mask elements.

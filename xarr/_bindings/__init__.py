@@ -1,0 +1,1 @@
+"""Cython bindings of the C++ kernel families, one module each (docs/architecture.md)."""

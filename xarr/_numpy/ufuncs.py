@@ -1,0 +1,116 @@
+"""NumPy's elementwise functions (``xa.add``, ``xa.exp``, ``xa.logical_and`` ...), one per
+NumpyForm of the op registry (xarr/_registry.py), with their Array API aliases, and the
+elementwise functions NumPy builds from several ops: ``where``, ``clip``, ``round``.
+
+>>> xa.add(xa.ones(3, xa.int8), 1.5)      # NumPy 2 promotion: float64
+"""
+
+import numpy as np
+
+from xarr._dispatch import register
+from xarr._dtypes import CODE_OF, KINDS, bool_, float64
+from xarr._ops import elementwise as E
+from xarr._ops.conversion import asarray
+from xarr._ops.indexing import nonzero
+
+__all__ = []
+
+
+def _numpy_function(name, arity):
+    if arity == 1:
+        def fn(x, /, *, out=None):
+            return E.numpy_apply(name, x, out=out)
+    else:
+        def fn(x1, x2, /, *, out=None):
+            return E.numpy_apply(name, x1, x2, out=out)
+    form, op = E.NUMPY_FUNCTIONS[name]
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"NumPy's ``{name}`` on the xarr engine (op ``{op.name}``: {op.doc}): "
+                  f"NumPy 2 promotion, broadcasting, ``out=``.")
+    return fn
+
+
+for _name, (_form, _op) in E.NUMPY_FUNCTIONS.items():
+    globals()[_name] = _numpy_function(_name, _op.arity)
+    __all__.append(_name)
+
+# Array API / NumPy aliases.
+ALIASES = {"abs": "absolute", "conj": "conjugate", "pow": "power", "bitwise_not": "invert",
+           "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+           "bitwise_right_shift": "right_shift", "acos": "arccos", "asin": "arcsin",
+           "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
+           "atanh": "arctanh", "true_divide": "divide", "mod": "remainder"}
+for _alias, _name in ALIASES.items():
+    globals()[_alias] = globals()[_name]
+    __all__.append(_alias)
+
+
+def _kind(dt):
+    return KINDS[CODE_OF[dt]]
+
+
+def round(x, decimals=0, out=None):  # noqa: A001
+    """Round half to even to ``decimals`` places (NumPy's ``round``; integers stay integers;
+    ``xa.lax.round`` is half away from zero)."""
+    x = asarray(x)
+    kind = _kind(x.dtype)
+    if kind == "c":
+        res = E.lax_apply("complex", round(real(x), decimals),  # noqa: F821
+                          round(imag(x), decimals))  # noqa: F821
+        if out is not None:
+            out[...] = res
+            return out
+        return res
+    if kind in "biu":
+        if decimals >= 0:
+            res = x.copy()
+        else:
+            scale = 10 ** (-decimals)
+            res = (rint(x.astype(float64) / float(scale)) * float(scale)).astype(x.dtype)  # noqa: F821
+    elif decimals == 0:
+        return rint(x, out=out)  # noqa: F821
+    elif decimals > 0:
+        scale = 10.0 ** decimals
+        res = rint(multiply(x, scale)) / scale  # noqa: F821
+    else:
+        scale = 10.0 ** (-decimals)
+        res = rint(divide(x, scale)) * scale  # noqa: F821
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def where(condition, x=None, y=None):
+    """condition ? x : y elementwise with NumPy broadcasting and promotion; with only
+    ``condition``, ``xa.nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("xa.where: either both or neither of x and y should be given")
+    cond = asarray(condition)
+    if cond.dtype != bool_:
+        cond = cond.astype(bool_)
+    vals = [E.to_tensor_or_scalar(v) for v in (x, y)]
+    rec = E.recorder([cond] + vals)
+    dt = E.promote(vals)
+    code = CODE_OF[dt]
+    shape = E.broadcast_shapes(cond.shape, *[np.shape(v) if not hasattr(v, "shape")
+                                             else v.shape for v in vals], op="xa.where")
+    ops = [E.as_operand("xa.where", cond, CODE_OF[bool_], rec)]
+    ops += [E.as_operand("xa.where", v, code, rec) for v in vals]
+    return E.execute(E.OPS["select"], code, ops, shape, None, "xa.where", rec)
+
+
+def clip(x, min=None, max=None):  # noqa: A002
+    """Elementwise min(max(x, min), max); either bound may be None."""
+    if min is not None:
+        x = maximum(x, min)  # noqa: F821
+    if max is not None:
+        x = minimum(x, max)  # noqa: F821
+    return x
+
+
+__all__ += ["round", "where", "clip"]
+
+register(round=round, clip=clip)

@@ -1,0 +1,255 @@
+# Included by xarr/_tensor.pyx: the per-call fast paths of Tensor's Python protocol.
+#
+# Binary operators (TensorOperators, generated from xarr/_dispatch.py, calls _binop and
+# _binop_reflected with the operator's slot), one-operand NumPy functions
+# (unary_contiguous) and basic indexing (_getitem) check in C whether the operands are
+# simple enough to go straight to a kernel or a view; everything else goes to the
+# registered Python entry points (api.binary, api.getitem), which own the rules.
+
+# ---------------------------------------------------------------------- operators
+cdef bint _weak_scalar_fits(int dtype, object b):
+    """True when Python scalar ``b`` is a weak operand NumPy would cast to ``dtype``
+    unchanged in kind: a float for a float/complex tensor; an int that is exact in a
+    float64 for a float/complex tensor, or in range for an integer tensor (NumPy 2 raises
+    OverflowError otherwise; the frontend does that). Bool tensors and other scalars
+    take the frontend's rules (bool + int is int64)."""
+    cdef char k = dtype_kind(dtype)
+    cdef int bits
+    cdef double v, fmax
+    if type(b) is float or type(b) is int:
+        if k == b'f'[0] or k == b'c'[0]:
+            # finite values beyond the dtype's range would overflow in the cast, which
+            # NumPy reports with a RuntimeWarning: those take the frontend's path
+            if type(b) is int and not (-9007199254740992 <= b <= 9007199254740992):
+                return False
+            v = b
+            fmax = 65504.0 if dtype == kF16 else 3.3895313892515355e38 if dtype == kBF16 \
+                else 3.4028234663852886e38 if (dtype == kF32 or dtype == kC64) else INFINITY
+            return v != v or v == INFINITY or v == -INFINITY or -fmax <= v <= fmax
+    if type(b) is not int:
+        return False
+    bits = 8 * dtype_itemsize(dtype)
+    if k == b'i'[0]:
+        return -(1 << (bits - 1)) <= b < (1 << (bits - 1))
+    if k == b'u'[0]:
+        return 0 <= b < (1 << bits)
+    return False
+
+
+cdef object _binop_scalar(Tensor x, object b, int slot, bint scalar_first):
+    """x <op> b (or b <op> x) for a weak Python scalar b that fits x's dtype, on
+    C-contiguous untiled x; None when the operator has no fast entry for the dtype."""
+    cdef Tensor out
+    cdef int od = _fast_out[slot * kNumDTypes + x._dtype]
+    cdef int op = _fast_kernel[slot * kNumDTypes + x._dtype]
+    cdef char* ptrs[3]
+    cdef int64_t sizes[3]
+    cdef char scalar_buf[16]
+    cdef int xi = 1 if scalar_first else 0
+    if od < 0:
+        return None
+    _write_scalar(scalar_buf, x._dtype, b)
+    out = _alloc_like_shape(od, x)
+    ptrs[xi] = x._data
+    ptrs[1 - xi] = scalar_buf
+    ptrs[2] = out._data
+    sizes[xi] = dtype_itemsize(x._dtype)
+    sizes[1 - xi] = 0
+    sizes[2] = dtype_itemsize(od)
+    with nogil:
+        ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+    return out
+
+
+cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
+    """x <op> y for same-dtype C-contiguous tensors of different shapes that broadcast
+    (NumPy's rules, right-aligned) into a new row-major result. None when the shapes do
+    not broadcast (the frontend raises the error). ``op`` and ``od`` come from the fast
+    tables, whose entries all have a kernel loop."""
+    cdef int nd = x._ndim if x._ndim > y._ndim else y._ndim
+    cdef int i, ox = nd - x._ndim, oy = nd - y._ndim
+    cdef int64_t dims[kMaxDims]
+    cdef int64_t dx, dy
+    cdef Tensor out
+    for i in range(nd):
+        dx = x._dims[i - ox] if i >= ox else 1
+        dy = y._dims[i - oy] if i >= oy else 1
+        if dx == dy or dy == 1:
+            dims[i] = dx
+        elif dx == 1:
+            dims[i] = dy
+        else:
+            return None
+    out = alloc_tensor(od, nd, dims, None, False)
+    if out._size:
+        ew_into(op, x._dtype, out, [x, y])
+    return out
+
+
+cdef object _binop(object a, object b, int slot, str name):
+    """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
+    shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
+    dtype (_weak_scalar_fits), go straight to the kernels; all else goes to the Python
+    frontend's rules. ``slot`` is the operator's row in the fast tables (xarr/_dispatch.py
+    FAST_SLOTS). Example: f32[10,10] - f32[1,10] and i32[100] * 3 take this path;
+    i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
+    cdef Tensor x, y, out
+    cdef int od, op
+    cdef char* ptrs[3]
+    cdef int64_t sizes[3]
+    if type(a) is Tensor and _lazy_depth == 0:
+        x = <Tensor>a
+        if (x._flags & F_C_CONTIG) and not (x._flags & F_TILED):
+            if type(b) is Tensor:
+                y = <Tensor>b
+                if (y._dtype == x._dtype and (y._flags & F_C_CONTIG)
+                        and not (y._flags & F_TILED)):
+                    od = _fast_out[slot * kNumDTypes + x._dtype]
+                    op = _fast_kernel[slot * kNumDTypes + x._dtype]
+                    if od >= 0 and (y._shape is x._shape or y._shape == x._shape):
+                        out = _alloc_like_shape(od, x)
+                        ptrs[0] = x._data
+                        ptrs[1] = y._data
+                        ptrs[2] = out._data
+                        sizes[0] = dtype_itemsize(x._dtype)
+                        sizes[1] = sizes[0]
+                        sizes[2] = dtype_itemsize(od)
+                        with nogil:
+                            ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+                        return out
+                    if od >= 0:
+                        out = _binop_broadcast(x, y, op, od)
+                        if out is not None:
+                            return out
+            elif _weak_scalar_fits(x._dtype, b):
+                out = _binop_scalar(x, b, slot, False)
+                if out is not None:
+                    return out
+    return api.binary(name, a, b)
+
+
+def unary_contiguous(object a, tuple per_dtype):
+    """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
+    (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend
+    builds it, xarr._ops.elementwise.UNARY_FAST), else None. A C-contiguous,
+    untiled tensor outside ``xa.lazy`` goes straight to the kernel; otherwise None is
+    returned and the caller takes the general path."""
+    cdef Tensor x, out
+    cdef int op, od
+    cdef char* ptrs[2]
+    cdef int64_t sizes[2]
+    if type(a) is not Tensor or _lazy_depth != 0:
+        return None
+    x = <Tensor>a
+    if not (x._flags & F_C_CONTIG) or (x._flags & F_TILED):
+        return None
+    entry = per_dtype[x._dtype]
+    if entry is None:
+        return None
+    op, od = entry
+    if not ew_has_loop(op, x._dtype):
+        return None
+    out = _alloc_like_shape(od, x)
+    ptrs[0] = x._data
+    ptrs[1] = out._data
+    sizes[0] = dtype_itemsize(x._dtype)
+    sizes[1] = dtype_itemsize(od)
+    with nogil:
+        ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
+    return out
+
+
+cdef object _binop_reflected(Tensor x, object b, int slot, str name):
+    """``b <op> x`` for a weak Python scalar ``b`` that fits x's dtype (e.g. ``2.0 * t``,
+    ``1 - t``): the scalar is broadcast as the first operand; everything else goes to the
+    frontend."""
+    cdef object out
+    if (_lazy_depth == 0 and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
+            and _weak_scalar_fits(x._dtype, b)):
+        out = _binop_scalar(x, b, slot, True)
+        if out is not None:
+            return out
+    return api.binary(name, b, x)
+
+
+# ---------------------------------------------------------------------- indexing
+cdef object _getitem(Tensor self, object key):
+    """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
+    else is advanced indexing and goes to the frontend."""
+    cdef Tensor src = as_strided(self)
+    cdef Tensor out
+    cdef int n = src._ndim, i, d = 0, k = 0, nk, n_real = 0, n_ell = 0
+    cdef int64_t idx, dim, start, stop, step, length
+    cdef char* data = src._data
+    if type(key) is not tuple:
+        key = (key,)
+    nk = len(key)
+    for item in key:
+        if item is None:
+            continue
+        if item is Ellipsis:
+            n_ell += 1
+            continue
+        if item is True or item is False:
+            return api.getitem(self, key)
+        if isinstance(item, (int, slice)) or (type(item) is Tensor and
+                                              (<Tensor>item)._ndim == 0 and
+                                              dtype_kind((<Tensor>item)._dtype) in b"iu"):
+            n_real += 1
+            continue
+        if isinstance(item, (np.integer,)):
+            n_real += 1
+            continue
+        return api.getitem(self, key)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > n:
+        raise IndexError(f"too many indices for a tensor of rank {n}: {n_real} given")
+    out = view_of(src)
+    for item in key:
+        if item is None:
+            out._dims[k] = 1
+            out._strides[k] = 0
+            k += 1
+        elif item is Ellipsis:
+            for i in range(n - n_real):
+                out._dims[k] = src._dims[d]
+                out._strides[k] = src._strides[d]
+                k += 1
+                d += 1
+        elif isinstance(item, slice):
+            dim = src._dims[d]
+            start, stop, step = item.indices(dim)
+            if step > 0:
+                length = (stop - start + step - 1) // step if stop > start else 0
+            else:
+                length = (start - stop - step - 1) // (-step) if start > stop else 0
+            if length > 0:
+                data += start * src._strides[d]
+            out._dims[k] = length
+            out._strides[k] = src._strides[d] * step
+            k += 1
+            d += 1
+        else:
+            idx = item.__index__()
+            dim = src._dims[d]
+            if idx < -dim or idx >= dim:
+                raise IndexError(f"index {idx} is out of bounds for axis {d} with size {dim}")
+            if idx < 0:
+                idx += dim
+            data += idx * src._strides[d]
+            d += 1
+        if k > kMaxDims:
+            raise IndexError(f"too many dims (max {kMaxDims})")
+    while d < n:
+        out._dims[k] = src._dims[d]
+        out._strides[k] = src._strides[d]
+        k += 1
+        d += 1
+    out._data = data
+    finish_view(out, k)
+    return out
+
+
+def basic_getitem(Tensor t, key):
+    return _getitem(t, key)
