@@ -22,40 +22,31 @@ import xarr as xa
 from conftest import (ALL_DTYPES, BF16, FLOATS, INTS, LAYOUTS, SIGNED, UNSIGNED,
                       assert_same, assert_ulp, describe_mismatch, finfo, kind, make_tensor,
                       random_array, round_to, special_values, to_np)
+from op_reference import REFERENCE, expit as _expit
+from xarr._registry import numpy_functions
 
 # ------------------------------------------------------------------------------ op tables
-BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
-          "power", "maximum", "minimum", "arctan2", "hypot", "copysign", "logaddexp",
-          "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
-          "logical_or", "logical_xor", "left_shift", "right_shift", "equal", "not_equal",
-          "less", "less_equal", "greater", "greater_equal"]
-UNARY = ["negative", "positive", "absolute", "sign", "invert", "logical_not", "ceil",
-         "floor", "trunc", "rint", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
-         "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-         "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "square", "isfinite", "isnan",
-         "isinf", "signbit", "real", "imag", "conjugate", "bitwise_count"]
-
-
-def _expit(x):
-    return 1.0 / (1.0 + np.exp(-x))
+# Every NumPy elementwise function xarr defines, from the op registry; how each is checked
+# comes from its op's row in tests/op_reference.py.
+NUMPY = numpy_functions()                 # {NumPy name: (NumpyForm, ElementwiseOp)}
+REF = {name: REFERENCE[op.name] for name, (form, op) in NUMPY.items()}
+BINARY = [name for name, (form, op) in NUMPY.items() if op.arity == 2]
+UNARY = [name for name, (form, op) in NUMPY.items() if op.arity == 1]
 
 
 def np_func(name):
-    return _expit if name == "expit" else getattr(np, name)
+    return REF[name].numpy or getattr(np, name)
 
 
 # Max ULP distance from the float64 result rounded to the result dtype, for f32/f64
 # results. float16/bfloat16 results are computed in float32, so they may only be off by
 # a double rounding: 1 ULP of the narrow type.
-ULP_TOL = {"exp": 2, "expm1": 2, "exp2": 2, "log": 2, "log1p": 2, "log2": 2, "log10": 2,
-           "sin": 2, "cos": 2, "tan": 3, "arcsin": 2, "arccos": 2, "arctan": 2,
-           "sinh": 3, "cosh": 3, "tanh": 2, "arcsinh": 3, "arccosh": 3, "arctanh": 3,
-           "cbrt": 2, "expit": 4, "arctan2": 2, "hypot": 1, "logaddexp": 3, "power": 2}
+ULP_TOL = {name: ref.ulp for name, ref in REF.items() if ref.ulp}
 NARROW_ULP = 1
 # Complex results of these ops are compared normwise: |got - ref| <= rtol * |ref|.
 COMPLEX_RTOL = {np.dtype(np.complex64): 1e-5, np.dtype(np.complex128): 1e-12}
 # (NumPy multiplies complex numbers with FMA in its SIMD loops, so not bitwise either.)
-COMPLEX_APPROX = set(ULP_TOL) | {"divide", "multiply", "sqrt", "sign", "square"}
+COMPLEX_APPROX = {name for name, ref in REF.items() if ref.is_complex_approx}
 
 
 def ulp_tol(name, rd):
@@ -121,7 +112,7 @@ def _ulp_of(m, dt):
 # xa.sign keeps -0.0 as the lax SPEC decides, NumPy returns +0.0)
 # sign: NumPy gives +0.0 for float -0.0 but ml_dtypes' bfloat16 loop keeps -0.0; xa.sign
 # gives +0.0 for every float dtype (test_numpy_sign_of_zero_is_positive_lax_sign_keeps_it).
-ZERO_SIGN_FREE = {"sign", "maximum", "minimum", "nextafter"}
+ZERO_SIGN_FREE = {name for name, ref in REF.items() if ref.zero_sign_free}
 
 
 def check_against_numpy(name, got, args, inputs=None):
@@ -149,18 +140,19 @@ def check_against_numpy(name, got, args, inputs=None):
             ref64 = np.hypot(z.real.astype(np.float64), z.imag.astype(np.float64))
         assert_ulp(got, round_to(ref64, rd), 1, inputs)
         return
-    if name == "logaddexp" and kind(rd) == "f":
-        # max(a, b) + log1p(exp(-|a - b|)) cancels when the result is near 0 (NumPy's
-        # float32 loop too): allow 3 ULP of max(|a|, |b|) plus 1 ULP of the result.
+    if REF[name].input_ulp and kind(rd) == "f":
+        # logaddexp: max(a, b) + log1p(exp(-|a - b|)) cancels when the result is near 0
+        # (NumPy's float32 loop too): allow input_ulp ULP of max(|a|, |b|) plus 1 ULP of
+        # the result.
         a64, b64 = (np.asarray(a).astype(np.float64) for a in args)
         with np.errstate(all="ignore"):
-            ref64 = np.logaddexp(a64, b64)
+            ref64 = np_func(name)(a64, b64)
         g = to_np(got)
         assert g.dtype == rd
         g64 = g.astype(np.float64)
         with np.errstate(all="ignore"):
             fin = np.isfinite(ref64)
-            tol = 3 * _ulp_of(np.maximum(np.abs(a64), np.abs(b64)), rd) + \
+            tol = REF[name].input_ulp * _ulp_of(np.maximum(np.abs(a64), np.abs(b64)), rd) + \
                 _ulp_of(np.abs(ref64), rd)
             bad = np.where(fin, ~(np.abs(g64 - ref64) <= tol),
                            ~((g64 == ref64) | (np.isnan(g64) & np.isnan(ref64))))
@@ -177,7 +169,7 @@ def check_against_numpy(name, got, args, inputs=None):
 
 # ------------------------------------------------------------------------------ dtypes
 @pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
-@pytest.mark.parametrize("name", BINARY + UNARY + ["expit"])
+@pytest.mark.parametrize("name", BINARY + UNARY)
 def test_support_and_result_dtype(name, dt):
     """Every dtype NumPy accepts is accepted, with NumPy's result dtype; dtypes NumPy
     rejects raise TypeError naming the op."""

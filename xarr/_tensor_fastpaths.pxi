@@ -173,79 +173,151 @@ cdef object _binop_reflected(Tensor x, object b, int slot, str name):
 
 
 # ---------------------------------------------------------------------- indexing
-cdef object _getitem(Tensor self, object key):
-    """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
-    else is advanced indexing and goes to the frontend."""
-    cdef Tensor src = as_strided(self)
-    cdef Tensor out
-    cdef int n = src._ndim, i, d = 0, k = 0, nk, n_real = 0, n_ell = 0
-    cdef int64_t idx, dim, start, stop, step, length
-    cdef char* data = src._data
-    if type(key) is not tuple:
-        key = (key,)
-    nk = len(key)
+# A basic key (ints, slices with any step, Ellipsis, None) resolved against a shape: one
+# BasicDim per source dim and per new axis, in key order. The one place slice arithmetic
+# lives: Tensor views (_getitem), the graph's basic indexing and the advanced-index rule
+# (xarr/_ops/indexing.py, through basic_index_plan) all read it.
+cdef struct BasicDim:
+    int src             # the source dim, or -1 for a new axis (None)
+    bint dropped        # an integer index: the dim goes away, `start` is the index
+    int64_t start       # first source index read (meaningless when length == 0)
+    int64_t length      # elements along the result dim (1 for a new axis)
+    int64_t step        # source index step (0 when length <= 1)
+
+
+cdef inline bint _is_basic_int(object item):
+    return isinstance(item, (int, np.integer)) or (
+        type(item) is Tensor and (<Tensor>item)._ndim == 0 and
+        dtype_kind((<Tensor>item)._dtype) in b"iu")
+
+
+cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) except -2:
+    """Fills out[0 .. count) for basic key ``key`` over dims[0 .. n); returns count, or -1
+    when the key is not basic (an array, a bool, anything else: advanced indexing).
+    IndexError for an out-of-range integer, two ellipses or too many indices.
+    Worked example: dims (5, 6), key (1, None, slice(None, None, -2)) ->
+    [(src 0, dropped, start 1), (new axis), (src 1, start 5, length 3, step -2)]."""
+    cdef int i, d = 0, k = 0, n_real = 0, n_ell = 0
+    cdef int64_t dim, start, stop, step, length, idx
     for item in key:
         if item is None:
             continue
         if item is Ellipsis:
             n_ell += 1
-            continue
-        if item is True or item is False:
-            return api.getitem(self, key)
-        if isinstance(item, (int, slice)) or (type(item) is Tensor and
-                                              (<Tensor>item)._ndim == 0 and
-                                              dtype_kind((<Tensor>item)._dtype) in b"iu"):
+        elif item is True or item is False:
+            return -1
+        elif isinstance(item, slice) or _is_basic_int(item):
             n_real += 1
-            continue
-        if isinstance(item, (np.integer,)):
-            n_real += 1
-            continue
-        return api.getitem(self, key)
+        else:
+            return -1
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if n_real > n:
         raise IndexError(f"too many indices for a tensor of rank {n}: {n_real} given")
-    out = view_of(src)
     for item in key:
+        if k + n - d + 1 > 2 * kMaxDims:
+            raise IndexError(f"too many dims (max {kMaxDims})")
         if item is None:
-            out._dims[k] = 1
-            out._strides[k] = 0
+            out[k].src = -1
+            out[k].dropped = False
+            out[k].start = 0
+            out[k].length = 1
+            out[k].step = 0
             k += 1
         elif item is Ellipsis:
             for i in range(n - n_real):
-                out._dims[k] = src._dims[d]
-                out._strides[k] = src._strides[d]
+                out[k].src = d
+                out[k].dropped = False
+                out[k].start = 0
+                out[k].length = dims[d]
+                out[k].step = 1
                 k += 1
                 d += 1
         elif isinstance(item, slice):
-            dim = src._dims[d]
-            start, stop, step = item.indices(dim)
+            dim = dims[d]
+            start, stop, step = _slice_indices(item, dim)
+            # lengths without overflow, for any step (|step| up to 2**63)
             if step > 0:
-                length = (stop - start + step - 1) // step if stop > start else 0
+                length = (stop - start - 1) // step + 1 if stop > start else 0
+            elif step == -0x7fffffffffffffff - 1:
+                length = 1 if start > stop else 0
             else:
-                length = (start - stop - step - 1) // (-step) if start > stop else 0
-            if length > 0:
-                data += start * src._strides[d]
-            out._dims[k] = length
-            out._strides[k] = src._strides[d] * step
+                length = (start - stop - 1) // (-step) + 1 if start > stop else 0
+            out[k].src = d
+            out[k].dropped = False
+            out[k].start = start if length > 0 else 0
+            out[k].length = length
+            out[k].step = step if length > 1 else 0
             k += 1
             d += 1
         else:
-            idx = item.__index__()
-            dim = src._dims[d]
-            if idx < -dim or idx >= dim:
-                raise IndexError(f"index {idx} is out of bounds for axis {d} with size {dim}")
-            if idx < 0:
-                idx += dim
-            data += idx * src._strides[d]
+            idx = _index_value(item, dims[d], d)
+            out[k].src = d
+            out[k].dropped = True
+            out[k].start = idx
+            out[k].length = 1
+            out[k].step = 0
+            k += 1
             d += 1
-        if k > kMaxDims:
-            raise IndexError(f"too many dims (max {kMaxDims})")
     while d < n:
-        out._dims[k] = src._dims[d]
-        out._strides[k] = src._strides[d]
+        out[k].src = d
+        out[k].dropped = False
+        out[k].start = 0
+        out[k].length = dims[d]
+        out[k].step = 1
         k += 1
         d += 1
+    return k
+
+
+cdef tuple _slice_indices(object item, int64_t dim):
+    """slice.indices, with steps beyond int64 clamped (they select one element at most)."""
+    start, stop, step = item.indices(dim)
+    if step > 0x7fffffffffffffff:
+        step = 0x7fffffffffffffff
+    elif step < -0x7fffffffffffffff - 1:
+        step = -0x7fffffffffffffff - 1
+    return start, stop, step
+
+
+cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:
+    """An integer index into a dim of size ``dim``, made non-negative; IndexError naming
+    the axis when out of range (any Python int, however large)."""
+    v = item.__index__()
+    if v < -dim or v >= dim:
+        raise IndexError(f"index {v} is out of bounds for axis {d} with size {dim}")
+    return v + dim if v < 0 else v
+
+
+cdef object _getitem(Tensor self, object key):
+    """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
+    else is advanced indexing and goes to the frontend (api.getitem)."""
+    cdef Tensor src = as_strided(self)
+    cdef BasicDim plan[2 * kMaxDims]
+    cdef int count, j, k = 0
+    cdef char* data = src._data
+    cdef Tensor out
+    if type(key) is not tuple:
+        key = (key,)
+    count = _basic_plan(src._ndim, src._dims, key, plan)
+    if count < 0:
+        return api.getitem(self, key)
+    out = view_of(src)
+    for j in range(count):
+        if plan[j].src < 0:
+            out._dims[k] = 1
+            out._strides[k] = 0
+        else:
+            if plan[j].length > 0:
+                data += plan[j].start * src._strides[plan[j].src]
+            if plan[j].dropped:
+                continue
+            out._dims[k] = plan[j].length
+            out._strides[k] = src._strides[plan[j].src] * plan[j].step if plan[j].step \
+                else src._strides[plan[j].src]
+        k += 1
+        if k > kMaxDims:
+            raise IndexError(f"too many dims (max {kMaxDims})")
     out._data = data
     finish_view(out, k)
     return out
@@ -253,3 +325,19 @@ cdef object _getitem(Tensor self, object key):
 
 def basic_getitem(Tensor t, key):
     return _getitem(t, key)
+
+
+def basic_index_plan(shape, key):
+    """The resolved basic key for ``shape``: a list of (source dim or None for a new axis,
+    dropped, start, length, step) in key order (see BasicDim), or None when the key is not
+    basic. The graph's basic indexing and the advanced-index shape rule read it."""
+    cdef int64_t dims[kMaxDims]
+    cdef BasicDim plan[2 * kMaxDims]
+    cdef int n = fill_dims(shape, dims), count, j
+    if type(key) is not tuple:
+        key = (key,)
+    count = _basic_plan(n, dims, key, plan)
+    if count < 0:
+        return None
+    return [(None if plan[j].src < 0 else plan[j].src, plan[j].dropped, plan[j].start,
+             plan[j].length, plan[j].step) for j in range(count)]

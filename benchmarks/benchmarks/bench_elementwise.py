@@ -4,6 +4,7 @@ speedup ratio NumPy-time / xarr-time measured in the same process (track_*)."""
 import numpy as np
 
 import xarr as xa
+from xarr._registry import numpy_functions
 
 from .common import N_LARGE, best_time, floats
 
@@ -98,3 +99,48 @@ class StridedAndBroadcast:
 
     def time_numpy_transposed_operand(self):
         self.m + self.m.T
+
+
+class EveryFunction:
+    """Every NumPy elementwise function of the op registry (xarr/_registry.py), so a new op
+    has its row here without editing any list: 1M f32 (f64 for ops whose NumPy loop is
+    float64 only), values in (0.1, 0.9) so every function is defined; integer-only ops on
+    int32. NumPy's function of the same name is the peer (skipped where NumPy has none)."""
+
+    params = [sorted(numpy_functions())]
+    param_names = ["function"]
+
+    def setup(self, name):
+        form, op = numpy_functions()[name]
+        n = 1 << 20
+        if "f" in op.kinds:
+            dt = np.float32
+        elif "i" in op.kinds or "u" in op.kinds:
+            dt = np.int32
+        else:
+            dt = np.bool_
+        self.args = [(floats(n, np.float64, 20 + k) * 0.8 + 0.1).astype(dt)
+                     if dt != np.bool_ else floats(n, np.float64, 20 + k) > 0.5
+                     for k in range(op.arity)]
+        if dt == np.int32:
+            self.args = [a + 1 for a in self.args]    # shifts and powers stay small
+        self.xargs = [xa.asarray(a, copy=True) for a in self.args]
+        self.xa_fn = getattr(xa, name)
+        self.np_fn = getattr(np, name, None)
+
+    def time_xarr(self, name):
+        self.xa_fn(*self.xargs)
+
+    def time_numpy(self, name):
+        if self.np_fn is None:
+            raise NotImplementedError(f"NumPy has no {name}")
+        self.np_fn(*self.args)
+
+    def track_speedup_vs_numpy(self, name):
+        if self.np_fn is None:
+            raise NotImplementedError(f"NumPy has no {name}")
+        with np.errstate(all="ignore"):
+            return (best_time(lambda: self.np_fn(*self.args))
+                    / best_time(lambda: self.xa_fn(*self.xargs)))
+
+    track_speedup_vs_numpy.unit = "x"

@@ -123,6 +123,16 @@ cdef _raise_bad_index(IndexedCopy* c, list labels):
     raise IndexError("index out of bounds")
 
 
+def indexed_shape(shape, axes, int nouter, bshape):
+    """The shape of take_indexed's result (and of put_indexed's value) for a source of
+    ``shape`` whose dims ``axes`` are indexed by arrays of shape ``bshape``: the first
+    ``nouter`` other dims, the index dims, then the rest. Worked example: shape (5, 6, 7),
+    axes [1], nouter 1, bshape (2, 3) -> (5, 2, 3, 7); nouter 0 -> (2, 3, 5, 7)."""
+    ax = set(axes)
+    rest = [d for i, d in enumerate(shape) if i not in ax]
+    return tuple(rest[:nouter]) + tuple(bshape) + tuple(rest[nouter:])
+
+
 def take_indexed(Tensor src, list indices, list axes, list labels, int nouter, tuple bshape):
     """A new C-contiguous tensor out[outer..., b..., inner...] = src[...] where src's dims
     ``axes`` take indices[j][b] (int64, C-contiguous, shape ``bshape``; negative wraps,
@@ -133,10 +143,7 @@ def take_indexed(Tensor src, list indices, list axes, list labels, int nouter, t
     cdef int64_t dims[kMaxDims]
     if src._flags & F_TILED:
         src = as_strided(src)
-    ax = set(axes)
-    rest = [dd for dd in range(n) if dd not in ax]
-    shape = [src._dims[dd] for dd in rest[:nouter]] + list(bshape) + \
-        [src._dims[dd] for dd in rest[nouter:]]
+    shape = indexed_shape(src._shape, axes, nouter, bshape)
     if len(shape) > kMaxDims:
         raise IndexError(f"the indexing result would have {len(shape)} dims (max {kMaxDims})")
     for d in range(len(shape)):

@@ -29,8 +29,8 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._axes import normalize_axis
-from xarr._bindings.indexing import (mask_put, mask_select, nonzero_of, put_indexed,
-                                     take_indexed)
+from xarr._bindings.indexing import (indexed_shape, mask_put, mask_select, nonzero_of,
+                                     put_indexed, take_indexed)
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, check_python_int
 from xarr._graph import trace as _trace
@@ -236,12 +236,10 @@ def _index_shape(kind, val):
 
 
 def _result_shape(vshape, plan, bshape):
-    indexed = set()
-    for v, kind, val, _ in plan.adv:
-        k = len(_shape_of(val)) if kind == "bool" else 1
-        indexed.update(range(v, v + k))
-    rest = [vshape[i] for i in range(len(vshape)) if i not in indexed]
-    return tuple(rest[:plan.nouter]) + tuple(bshape) + tuple(rest[plan.nouter:])
+    """The shape an integer-array key gives (masks already turned into their nonzero()
+    arrays): the take kernel's own rule (indexed_shape)."""
+    assert all(kind != "bool" for _, kind, _, _ in plan.adv)
+    return indexed_shape(vshape, [v for v, _, _, _ in plan.adv], plan.nouter, bshape)
 
 
 def _single_mask(plan):
@@ -412,46 +410,29 @@ S.defop("advanced_index", _index_rule, _index_impl, text=_spec_text)
 
 
 def _view_shape(shape, basic):
-    out, d = [], 0
-    for b in basic:
-        if b is None:
-            out.append(1)
-        elif isinstance(b, slice):
-            out.append(len(range(*b.indices(shape[d]))))
-            d += 1
-        else:
-            d += 1
-    return tuple(out)
+    """The shape of the view a basic key gives (tensor core's basic_index_plan)."""
+    return tuple(length for _, dropped, _, length, _ in _tensor.basic_index_plan(shape, basic)
+                 if not dropped)
 
 
 def _traced_basic(x, plan):
-    """A basic key on a traced tensor as lax rev + slice + reshape."""
+    """A basic key on a traced tensor as lax rev + slice + reshape, from the tensor core's
+    resolution of the key (basic_index_plan: the slice arithmetic of Tensor views)."""
     shape = tuple(x.shape)
-    starts, limits, strides, rev = [], [], [], []
-    d = 0
-    for b in plan.basic:
-        if b is None:
+    starts, limits, strides, rev = [0] * len(shape), list(shape), [1] * len(shape), []
+    for d, dropped, start, length, step in _tensor.basic_index_plan(shape, plan.basic):
+        if d is None:
             continue
-        size = shape[d]
-        if isinstance(b, slice):
-            start, stop, step = b.indices(size)
-            length = len(range(start, stop, step))
-            if length == 0:
-                lo, hi, st = 0, 0, 1
-            elif step > 0:
-                lo, st = start, step
-                hi = lo + (length - 1) * st + 1
-            else:
-                rev.append(d)
-                lo, st = size - 1 - start, -step
-                hi = lo + (length - 1) * st + 1
+        if length == 0:
+            lo, hi, st = 0, 0, 1
+        elif step >= 0:
+            lo, st = start, max(step, 1)
+            hi = lo + (length - 1) * st + 1
         else:
-            lo = b % size if size else b
-            hi, st = lo + 1, 1
-        starts.append(lo)
-        limits.append(hi)
-        strides.append(st)
-        d += 1
+            rev.append(d)
+            lo, st = shape[d] - 1 - start, -step
+            hi = lo + (length - 1) * st + 1
+        starts[d], limits[d], strides[d] = lo, hi, st
     y = x
     if rev:
         y = S.rev(y, rev)
