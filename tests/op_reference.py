@@ -13,8 +13,8 @@ Ref fields:
                  or other formulas in its complex loops); default: ulp > 0
   zero_sign_free the sign of a zero result is unspecified (NumPy differs between dtypes)
   input_ulp      results that cancel (log(e**a + e**b) near 0): float results within this
-                 many ULPs of the largest input magnitude plus 1 ULP of the result, instead
-                 of ``ulp``
+                 many ULPs of the largest input magnitude plus ``result_ulp`` ULPs of the
+                 result, instead of ``ulp``
   numpy          the NumPy reference when NumPy has no function of that name (expit)
 """
 
@@ -34,6 +34,7 @@ class Ref:
     complex_approx: bool = None
     zero_sign_free: bool = False
     input_ulp: int = 0
+    result_ulp: int = 1
     numpy: object = None
 
     @property
