@@ -73,6 +73,7 @@ REFERENCE = {
     "mod": EXACT, "max": Ref(zero_sign_free=True), "min": Ref(zero_sign_free=True),
     "pow": transcendental(2), "atan2": transcendental(2), "hypot": Ref(ulp=1),
     "copysign": EXACT, "logaddexp": Ref(ulp=3, isa_exact=False, input_ulp=3),
+    "logaddexp2": Ref(ulp=3, isa_exact=False, input_ulp=3, result_ulp=3),
     "nextafter": Ref(zero_sign_free=True), "complex": EXACT,
     "and": EXACT, "or": EXACT, "xor": EXACT, "shift_left": EXACT,
     "shift_right_logical": EXACT, "shift_right_arithmetic": EXACT,

@@ -315,6 +315,8 @@ ELEMENTWISE = [
        numpy=[np_("copysign", to_float=_LOOPS)]),
     ew("logaddexp", "LOGADDEXP", 2, _FLT, doc="log(exp(x) + exp(y))",
        numpy=[np_("logaddexp", to_float=_LOOPS)]),
+    ew("logaddexp2", "LOGADDEXP2", 2, _FLT, doc="log2(2**x + 2**y)",
+       numpy=[np_("logaddexp2", to_float=_LOOPS)]),
     ew("nextafter", "NEXTAFTER", 2, _FLT, doc="the next float after x toward y",
        numpy=[np_("nextafter", to_float=_LOOPS)]),
     ew("complex", "COMPLEX", 2, _FLT, "complex", lax="complex",

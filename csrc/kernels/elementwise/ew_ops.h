@@ -524,6 +524,19 @@ struct LogAddExp {
     return m + XARR_MATH::log1p(XARR_MATH::exp(-std::fabs(d)));
   }
 };
+// log2(2**a + 2**b) without overflow: max + log2(1 + 2**-|a - b|), the log2 written as
+// log1p / ln 2. Worked example: logaddexp2(3, 3) = 4; logaddexp2(-inf, 5) = 5.
+struct LogAddExp2 {
+  template <class C> static constexpr bool ok = kFloat<C>;
+  static constexpr bool expensive = true;
+  template <class C> static C f(C a, C b) {
+    if (a == b) return a + C(1);  // also handles a == b == +-inf
+    C d = a - b;
+    if (is_nan(d)) return d;
+    C m = d > 0 ? a : b;
+    return m + XARR_MATH::log1p(XARR_MATH::exp2(-std::fabs(d))) * C(1.4426950408889634074);
+  }
+};
 #define XARR_BIT_BINARY(NAME, OP)                                                         \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kInt<C> || kBool<C>;                    \
@@ -680,6 +693,6 @@ template <class D, class S> inline D convert_value(S x) {
   X(EQ, Eq, 2) X(NE, Ne, 2) X(LT, Lt, 2) X(LE, Le, 2) X(GT, Gt, 2) X(GE, Ge, 2)             \
   X(EQ_TOTAL, EqTotal, 2) X(NE_TOTAL, NeTotal, 2) X(LT_TOTAL, LtTotal, 2)                   \
   X(LE_TOTAL, LeTotal, 2) X(GT_TOTAL, GtTotal, 2) X(GE_TOTAL, GeTotal, 2)                   \
-  X(NEXTAFTER, Nextafter, 2) X(COMPLEX, MakeComplex, 2)                                    \
+  X(NEXTAFTER, Nextafter, 2) X(COMPLEX, MakeComplex, 2) X(LOGADDEXP2, LogAddExp2, 2)       \
   /* ternary */                                                                            \
   X(SELECT, Select, 3) X(CLAMP, Clamp, 3)
