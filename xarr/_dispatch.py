@@ -37,11 +37,12 @@ UNARY_OPERATORS = (
 
 class _Api:
     """The registered entry points (attributes are set by ``register``). Who registers
-    what: numpy_apply, inplace, astype (xarr/_ops/elementwise.py); relayout, reshape,
-    untile (xarr/_ops/layout.py); getitem, setitem (xarr/_ops/indexing.py); asarray
+    what: numpy_apply, binary, inplace, astype (xarr/_ops/elementwise.py); relayout,
+    untile (xarr/_ops/layout.py); reshape, lax_transpose (xarr/_ops/structural.py);
+    getitem, setitem, take, nonzero (xarr/_ops/indexing.py); asarray
     (xarr/_ops/conversion.py); dlpack_capsule (xarr/_bindings/dlpack.pyx); lazy_evaluate
-    (xarr/_graph/lazy.py); the NumPy functions behind Tensor's methods (xarr/_methods.py)
-    (xarr/_numpy/)."""
+    (xarr/_graph/lazy.py); the NumPy functions behind Tensor's methods (xarr/_numpy/);
+    namespace (xarr/__init__.py)."""
 
     def __getattr__(self, name):
         raise RuntimeError(f"xarr internal error: no op family registered {name!r} "

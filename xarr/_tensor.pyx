@@ -20,6 +20,7 @@ in Python (xarr/_ops); the slow paths reach them through xarr/_dispatch.py's ent
 cimport cython
 from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libc.math cimport INFINITY
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libc.string cimport memcpy, memset
 
 from xarr._capi cimport (aligned_alloc64, aligned_free, cached_memory_bytes, copy_strided,

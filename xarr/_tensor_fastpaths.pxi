@@ -185,9 +185,18 @@ cdef struct BasicDim:
     int64_t step        # source index step (0 when length <= 1)
 
 
+cdef object _np_integer = np.integer
+
+
 cdef inline bint _is_basic_int(object item):
-    return isinstance(item, (int, np.integer)) or (
-        type(item) is Tensor and (<Tensor>item)._ndim == 0 and
+    """An integer index: a Python or NumPy int, or a 0-d integer tensor (not a bool)."""
+    cdef type t = type(item)
+    if t is int:
+        return True
+    if t is bool:
+        return False
+    return isinstance(item, _np_integer) or isinstance(item, int) or (
+        t is Tensor and (<Tensor>item)._ndim == 0 and
         dtype_kind((<Tensor>item)._dtype) in b"iu")
 
 
@@ -198,15 +207,17 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
     Worked example: dims (5, 6), key (1, None, slice(None, None, -2)) ->
     [(src 0, dropped, start 1), (new axis), (src 1, start 5, length 3, step -2)]."""
     cdef int i, d = 0, k = 0, n_real = 0, n_ell = 0
-    cdef int64_t dim, start, stop, step, length, idx
+    cdef int64_t dim, start, stop, step, length
+    cdef type t
     for item in key:
-        if item is None:
+        t = type(item)
+        if t is int or t is slice:
+            n_real += 1
+        elif item is None:
             continue
-        if item is Ellipsis:
+        elif item is Ellipsis:
             n_ell += 1
-        elif item is True or item is False:
-            return -1
-        elif isinstance(item, slice) or _is_basic_int(item):
+        elif _is_basic_int(item):
             n_real += 1
         else:
             return -1
@@ -217,23 +228,8 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
     for item in key:
         if k + n - d + 1 > 2 * kMaxDims:
             raise IndexError(f"too many dims (max {kMaxDims})")
-        if item is None:
-            out[k].src = -1
-            out[k].dropped = False
-            out[k].start = 0
-            out[k].length = 1
-            out[k].step = 0
-            k += 1
-        elif item is Ellipsis:
-            for i in range(n - n_real):
-                out[k].src = d
-                out[k].dropped = False
-                out[k].start = 0
-                out[k].length = dims[d]
-                out[k].step = 1
-                k += 1
-                d += 1
-        elif isinstance(item, slice):
+        t = type(item)
+        if t is slice:
             dim = dims[d]
             start, stop, step = _slice_indices(item, dim)
             # lengths without overflow, for any step (|step| up to 2**63)
@@ -248,17 +244,31 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
             out[k].start = start if length > 0 else 0
             out[k].length = length
             out[k].step = step if length > 1 else 0
-            k += 1
             d += 1
-        else:
-            idx = _index_value(item, dims[d], d)
-            out[k].src = d
-            out[k].dropped = True
-            out[k].start = idx
+        elif item is None:
+            out[k].src = -1
+            out[k].dropped = False
+            out[k].start = 0
             out[k].length = 1
             out[k].step = 0
-            k += 1
+        elif item is Ellipsis:
+            for i in range(n - n_real):
+                out[k].src = d
+                out[k].dropped = False
+                out[k].start = 0
+                out[k].length = dims[d]
+                out[k].step = 1
+                k += 1
+                d += 1
+            continue
+        else:
+            out[k].src = d
+            out[k].dropped = True
+            out[k].start = _index_value(item, dims[d], d)
+            out[k].length = 1
+            out[k].step = 0
             d += 1
+        k += 1
     while d < n:
         out[k].src = d
         out[k].dropped = False
@@ -283,9 +293,13 @@ cdef tuple _slice_indices(object item, int64_t dim):
 cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:
     """An integer index into a dim of size ``dim``, made non-negative; IndexError naming
     the axis when out of range (any Python int, however large)."""
-    v = item.__index__()
-    if v < -dim or v >= dim:
-        raise IndexError(f"index {v} is out of bounds for axis {d} with size {dim}")
+    cdef int overflow = 0
+    cdef long long v
+    if type(item) is not int:
+        item = item.__index__()
+    v = PyLong_AsLongLongAndOverflow(item, &overflow)
+    if overflow or v < -dim or v >= dim:
+        raise IndexError(f"index {item} is out of bounds for axis {d} with size {dim}")
     return v + dim if v < 0 else v
 
 

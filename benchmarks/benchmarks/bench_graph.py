@@ -1,4 +1,4 @@
-"""The lazy graph (issue 3): fused chains under xa.jit and xa.lazy on 16M f32, the cached
+"""The lazy graph: fused chains under xa.jit and xa.lazy on 16M f32, the cached
 jit call on 100-element tensors, and trace + optimize + compile time.
 
 track_* report ratios measured in one process: ``*_vs_floor`` is the fused time over the

@@ -259,7 +259,7 @@ class Traced:
     __slots__ = ("instr", "__weakref__")
     __array_priority__ = 200
     __array_ufunc__ = None
-    _explicit_layout = None      # read by xa.*_like (xarr/_creation.py)
+    _explicit_layout = None      # read by xa.*_like (xarr/_ops/creation.py)
 
     def __init__(self, instr):
         self.instr = instr

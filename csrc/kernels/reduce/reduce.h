@@ -1,7 +1,7 @@
 // Reductions over any subset of a strided tensor's dims: sum, prod, max, min, and, or,
 // argmax, argmin.
 //
-// Entry point (called by the Cython binding xarr/_tensor.pyx `reduce_into`):
+// Entry point (called by the Cython binding xarr/_bindings/reduce.pyx `reduce_into`):
 //
 //   int reduce_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
 //                  const int64_t* src_strides, const int64_t* dst_strides, char* dst);
