@@ -21,6 +21,7 @@ cimport cython
 from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libc.math cimport INFINITY
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
 from libc.string cimport memcpy, memset
 
 from xarr._capi cimport (aligned_alloc64, aligned_free, cached_memory_bytes, copy_strided,

@@ -207,7 +207,8 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
     Worked example: dims (5, 6), key (1, None, slice(None, None, -2)) ->
     [(src 0, dropped, start 1), (new axis), (src 1, start 5, length 3, step -2)]."""
     cdef int i, d = 0, k = 0, n_real = 0, n_ell = 0
-    cdef int64_t dim, start, stop, step, length
+    cdef int64_t start, step, length
+    cdef Py_ssize_t sstart, sstop, sstep
     cdef type t
     for item in key:
         t = type(item)
@@ -230,15 +231,12 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
             raise IndexError(f"too many dims (max {kMaxDims})")
         t = type(item)
         if t is slice:
-            dim = dims[d]
-            start, stop, step = _slice_indices(item, dim)
-            # lengths without overflow, for any step (|step| up to 2**63)
-            if step > 0:
-                length = (stop - start - 1) // step + 1 if stop > start else 0
-            elif step == -0x7fffffffffffffff - 1:
-                length = 1 if start > stop else 0
-            else:
-                length = (start - stop - 1) // (-step) + 1 if start > stop else 0
+            # CPython's own slice arithmetic: steps beyond the index range are clamped to
+            # +-(2**63 - 1), which selects the same elements; lengths never overflow.
+            if PySlice_Unpack(item, &sstart, &sstop, &sstep) < 0:
+                return -2
+            length = PySlice_AdjustIndices(dims[d], &sstart, &sstop, sstep)
+            start, step = sstart, sstep
             out[k].src = d
             out[k].dropped = False
             out[k].start = start if length > 0 else 0
@@ -278,16 +276,6 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
         k += 1
         d += 1
     return k
-
-
-cdef tuple _slice_indices(object item, int64_t dim):
-    """slice.indices, with steps beyond int64 clamped (they select one element at most)."""
-    start, stop, step = item.indices(dim)
-    if step > 0x7fffffffffffffff:
-        step = 0x7fffffffffffffff
-    elif step < -0x7fffffffffffffff - 1:
-        step = -0x7fffffffffffffff - 1
-    return start, stop, step
 
 
 cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <utility>
@@ -74,11 +75,43 @@ BlockCache& block_cache() {
   return *cache;
 }
 
+// Small blocks (up to kSmallMax bytes, in 64-byte classes) are kept on a free list per
+// class when freed and handed out again: glibc's aligned_alloc splits a larger chunk for
+// each call (~500 instructions, most of the cost of a small elementwise op), a reuse is a
+// few dozen. A spin lock guards the lists (allocations come from Python threads).
+constexpr size_t kSmallMax = 2048;
+constexpr int kSmallClasses = static_cast<int>(kSmallMax / 64);
+constexpr int kSmallKeep = 64;  // blocks kept per class
+
+struct SmallCache {
+  std::atomic_flag busy = ATOMIC_FLAG_INIT;
+  void* blocks[kSmallClasses][kSmallKeep];
+  int count[kSmallClasses] = {};
+  void lock() {
+    while (busy.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { busy.clear(std::memory_order_release); }
+};
+
+SmallCache& small_cache() {
+  static SmallCache* cache = new SmallCache();  // never destroyed: frees may come late
+  return *cache;
+}
+
 }  // namespace
 
 void* aligned_alloc64(int64_t nbytes) {
   if (nbytes < 0) return nullptr;
   const size_t n = rounded_size(nbytes);
+  if (n <= kSmallMax) {
+    SmallCache& c = small_cache();
+    const int k = static_cast<int>(n / 64) - 1;
+    c.lock();
+    void* p = c.count[k] > 0 ? c.blocks[k][--c.count[k]] : nullptr;
+    c.unlock();
+    return p ? p : std::aligned_alloc(64, n);
+  }
   if (n < kLargeBlock) return std::aligned_alloc(64, n);
   if (void* p = block_cache().take(n)) return p;
   void* p = std::aligned_alloc(kHugePage, n);
@@ -91,6 +124,15 @@ void* aligned_alloc64(int64_t nbytes) {
 void aligned_free(void* p, int64_t nbytes) {
   if (!p) return;
   const size_t n = rounded_size(nbytes);
+  if (n <= kSmallMax) {
+    SmallCache& c = small_cache();
+    const int k = static_cast<int>(n / 64) - 1;
+    c.lock();
+    const bool kept = c.count[k] < kSmallKeep;
+    if (kept) c.blocks[k][c.count[k]++] = p;
+    c.unlock();
+    if (kept) return;
+  }
   if (n >= kLargeBlock && block_cache().put(p, n)) return;
   std::free(p);
 }

@@ -10,7 +10,8 @@ namespace xarr {
 // Always returns at least 64 usable bytes so size-0 tensors still have a valid pointer.
 // Blocks of >= 1 MiB are 2 MiB aligned, advised for transparent huge pages, and on free
 // kept in a bounded cache (default 1 GiB, XARR_CACHE_BYTES overrides, 0 disables) so the
-// next allocation of the same rounded size reuses already-faulted pages.
+// next allocation of the same rounded size reuses already-faulted pages. Blocks of at most
+// 2 KiB are kept on small free lists (64 per 64-byte size class) and reused likewise.
 // aligned_free must get the same nbytes the block was allocated with.
 void* aligned_alloc64(int64_t nbytes);
 void aligned_free(void* p, int64_t nbytes);

@@ -354,7 +354,21 @@ def resolve_numpy(form, opdef, dt):
     names the function when NumPy has no loop for ``dt``.
     Worked examples: exp of int16 -> (exp, float32, float32); divide of int32 -> (div,
     float64, float64); right_shift of uint8 -> (shift_right_logical, uint8, uint8);
-    bitwise_count of bool -> (population_count, uint8, uint8); floor of int8 -> None."""
+    bitwise_count of bool -> (population_count, uint8, uint8); floor of int8 -> None.
+    (Answers are remembered per function and dtype: every call of numpy_apply asks.)"""
+    key = (form.name, dt)
+    hit = _RESOLVED.get(key, _RESOLVED)
+    if hit is not _RESOLVED:
+        return hit
+    hit = _resolve(form, opdef, dt)
+    _RESOLVED[key] = hit
+    return hit
+
+
+_RESOLVED = {}
+
+
+def _resolve(form, opdef, dt):
     if form.logical:
         dt = np.dtype(bool)
     else:
