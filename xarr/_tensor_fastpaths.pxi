@@ -131,7 +131,7 @@ cdef object _binop(object a, object b, int slot, str name):
 def unary_contiguous(object a, tuple per_dtype):
     """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
     (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend
-    builds it, xarr._ops.elementwise.UNARY_FAST), else None. A C-contiguous,
+    builds it, xarr._ops.elementwise._unary_entries), else None. A C-contiguous,
     untiled tensor outside ``xa.lazy`` goes straight to the kernel; otherwise None is
     returned and the caller takes the general path."""
     cdef Tensor x, out

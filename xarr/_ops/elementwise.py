@@ -20,7 +20,7 @@ recording (xa.jit, xa.lazy), one instruction. The shape rules, apart from the ke
   ``(1, 2)`` -> ``[4,3,2]``.
 
 The operators' compiled fast paths (xarr/_tensor_fastpaths.pxi) take their tables from
-``resolve_numpy`` too (``_fast_path_entries``, ``UNARY_FAST``), so they give exactly
+``resolve_numpy`` too (``_fast_path_entries``, ``_unary_entries``), so they give exactly
 what this module's rules give.
 """
 
@@ -392,10 +392,14 @@ def _resolve(form, opdef, dt):
 def numpy_apply(name, *operands, out=None):
     """The NumPy-semantics call of ``name`` (xa.add, operators ...): NumPy 2 promotion with
     weak Python scalars, NumPy broadcasting, output layout following the inputs."""
-    if out is None and len(operands) == 1 and name in UNARY_FAST:
-        res = _tensor.unary_contiguous(operands[0], UNARY_FAST[name])
-        if res is not None:
-            return res
+    if out is None and len(operands) == 1:
+        entries = _UNARY_FAST.get(name)
+        if entries is None:
+            entries = _UNARY_FAST[name] = _unary_entries(name)
+        if entries:
+            res = _tensor.unary_contiguous(operands[0], entries)
+            if res is not None:
+                return res
     form, opdef = NUMPY_FUNCTIONS[name]
     label = f"xa.{name}"
     vals = [to_tensor_or_scalar(v) for v in operands]
@@ -556,24 +560,31 @@ def _fast_path_entries():
     return entries
 
 
-def _unary_fast_table():
-    """{NumPy function name: tuple over dtype codes of (kernel op, result code) or None}
-    for the one-operand functions (numpy_apply's first step). E.g. exp on float32 is
-    (EXP, float32); exp on int32 (computed in float64) and floor on int32 (NumPy returns
-    the ints) are None."""
-    table = {}
-    for name, (form, opdef) in NUMPY_FUNCTIONS.items():
-        if opdef.arity != 1:
-            continue
-        entries = tuple(_direct(name, dt) for dt in DTYPES)
-        if any(entries):
-            table[name] = entries
-    return table
+def _unary_entries(name):
+    """For NumPy function ``name``: a tuple over dtype codes of (kernel op, result code) or
+    None, the dtypes for which numpy_apply's general path on one operand ends in exactly
+    that kernel on the operand's own dtype (the one-operand fast path runs only those);
+    () for functions of two operands or with no such dtype. E.g. exp on float32 is (EXP,
+    float32); exp on int32 (computed in float64) and floor on int32 (NumPy returns the
+    ints) are None. Computed on a function's first call (_UNARY_FAST)."""
+    form, opdef = NUMPY_FUNCTIONS[name]
+    if opdef.arity != 1:
+        return ()
+    entries = tuple(_direct(name, dt) for dt in DTYPES)
+    return entries if any(entries) else ()
+
+
+def unary_fast_table():
+    """{NumPy function name: _unary_entries(name)} for every one-operand function with a
+    fast path (for tests: numpy_apply fills _UNARY_FAST one function at a time)."""
+    return {name: e for name in NUMPY_FUNCTIONS if (e := _unary_entries(name))}
+
+
+_UNARY_FAST = {}
 
 
 # ConvertElementType: an elementwise graph op of its own (its "kernel" is the conversion
 # table of every elementwise ISA table; the fused executor runs it as FUSED_CONVERT).
 register_op(Op("convert", "elementwise"))
-UNARY_FAST = _unary_fast_table()
 _tensor.register_fast_paths(_fast_path_entries())
 register(numpy_apply=numpy_apply, binary=binary, inplace=inplace, astype=astype)
