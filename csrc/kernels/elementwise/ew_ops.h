@@ -512,29 +512,31 @@ struct MakeComplex {
   template <class C> static constexpr bool ok = kFloat<C>;
   template <class C> static std::complex<C> f(C a, C b) { return std::complex<C>(a, b); }
 };
-// log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)).
+// log(exp(a) + exp(b)) and its base-2 form without overflow: max + log1p(e(-|a - b|)) *
+// scale, with e = exp, scale 1 or e = exp2, scale 1 / ln 2; a == b (+-inf included) gives
+// a + log(2) in the base. Worked examples: logaddexp(0, 0) = ln 2; logaddexp2(3, 3) = 4;
+// logaddexp2(-inf, 5) = 5.
+template <class C, class E> inline C log_add(C a, C b, E e, C log2_in_base, C scale) {
+  if (a == b) return a + log2_in_base;
+  C d = a - b;
+  if (is_nan(d)) return d;
+  C m = d > 0 ? a : b;
+  return m + XARR_MATH::log1p(e(-std::fabs(d))) * scale;
+}
 struct LogAddExp {
   template <class C> static constexpr bool ok = kFloat<C>;
   static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
-    if (a == b) return a + C(0.6931471805599453094);  // also handles a == b == +-inf
-    C d = a - b;
-    if (is_nan(d)) return d;
-    C m = d > 0 ? a : b;
-    return m + XARR_MATH::log1p(XARR_MATH::exp(-std::fabs(d)));
+    return log_add(a, b, [](C x) { return XARR_MATH::exp(x); }, C(0.6931471805599453094),
+                   C(1));
   }
 };
-// log2(2**a + 2**b) without overflow: max + log2(1 + 2**-|a - b|), the log2 written as
-// log1p / ln 2. Worked example: logaddexp2(3, 3) = 4; logaddexp2(-inf, 5) = 5.
 struct LogAddExp2 {
   template <class C> static constexpr bool ok = kFloat<C>;
   static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
-    if (a == b) return a + C(1);  // also handles a == b == +-inf
-    C d = a - b;
-    if (is_nan(d)) return d;
-    C m = d > 0 ? a : b;
-    return m + XARR_MATH::log1p(XARR_MATH::exp2(-std::fabs(d))) * C(1.4426950408889634074);
+    return log_add(a, b, [](C x) { return XARR_MATH::exp2(x); }, C(1),
+                   C(1.4426950408889634074));
   }
 };
 #define XARR_BIT_BINARY(NAME, OP)                                                         \
