@@ -63,6 +63,9 @@ def test_random_dags_native_matches_interpreter(cases, shape):
     kernels = [k for c, *_ in runs for k in c.fused_kernels]
     n = native.compile_kernels(kernels)
     assert n == sum(native.source(k.spec) is not None for k in kernels)
+    # the cheap check watch() makes agrees with writing the source
+    assert all(native.compilable(k.spec) == (native.source(k.spec) is not None)
+               for k in kernels)
     assert n > 0
     assert all(k.is_native for k in kernels if native.source(k.spec) is not None)
     for c, ts, interp, arrays in runs:

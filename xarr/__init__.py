@@ -26,7 +26,7 @@ from xarr._ops.conversion import array, asarray, from_dlpack, tensor
 from xarr._ops.creation import (arange, empty, empty_like, eye, full, full_like, linspace,
                                 ones, ones_like, zeros, zeros_like)
 from xarr._ops.indexing import argwhere, flatnonzero, nonzero, take, take_along_axis
-from xarr._graph.jit import jit
+from xarr._graph.jit import clear_caches, jit
 from xarr._graph.lazy import eval, lazy  # noqa: A004
 from xarr import lax
 from xarr._numpy.ufuncs import *  # noqa: F401,F403  (every NumPy elementwise function)

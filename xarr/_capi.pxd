@@ -2,6 +2,8 @@
 # from their headers (csrc/): the tensor core (xarr/_tensor.pyx) and the family modules
 # (xarr/_bindings/*.pyx) cimport them from here. A family's own entry points are declared
 # in its module. Nothing here is copied from the headers by hand but the signatures.
+# Every kernel entry point is ``except +``: a C++ exception (std::bad_alloc from a scratch
+# buffer...) becomes a Python exception (MemoryError...) instead of ending the process.
 from libc.stdint cimport int64_t
 
 cdef extern from "core/dtype.h" namespace "xarr" nogil:
@@ -22,14 +24,15 @@ cdef extern from "core/capi.h" namespace "xarr" nogil:
     int64_t release_cached_memory()
     int64_t cached_memory_bytes()
     int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* dims,
-               const int64_t* strides)
+               const int64_t* strides) except +
     int ew_run_contiguous(int op, int dtype, int nargs, char** ptrs,
-                          const int64_t* itemsizes, int64_t n)
+                          const int64_t* itemsizes, int64_t n) except +
     int ew_convert(int src, int dst, char** ptrs, int ndim, const int64_t* dims,
-                   const int64_t* strides)
+                   const int64_t* strides) except +
     bint ew_has_loop(int op, int dtype)
-    int iota_fill(int dtype, char* out, int64_t n)
+    int iota_fill(int dtype, char* out, int64_t n) except +
 
 cdef extern from "kernels/relayout/relayout.h" namespace "xarr" nogil:
     void copy_strided(int itemsize, int ndim, const int64_t* dims, const char* src,
-                      const int64_t* src_strides, char* dst, const int64_t* dst_strides)
+                      const int64_t* src_strides, char* dst,
+                      const int64_t* dst_strides) except +

@@ -9,6 +9,8 @@ module adds the NumPy dtype of each XLA name and the dtype rules every layer sha
 'f32'
 """
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 
@@ -16,7 +18,7 @@ from xarr import _core
 
 __all__ = [
     "DTYPES", "XLA_NAMES", "KINDS", "CODE_OF", "CODE_OF_XLA", "dtype_code", "as_dtype",
-    "check_python_int",
+    "check_python_int", "check_python_scalar", "warn_complex_to_real",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
 ]
@@ -88,3 +90,30 @@ def check_python_int(op, value, dtype):
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"{op}: Python integer {value} out of bounds for {dtype}")
+
+
+def check_python_scalar(op, value, dtype):
+    """NumPy's rules for a Python scalar stored into an element of ``dtype`` (assignment,
+    ``full``): an int must fit an integer dtype (OverflowError); a float stored into an
+    integer dtype must be finite and in range (ValueError for NaN, OverflowError for
+    infinities and out-of-range values; it is then truncated); a complex cannot become a
+    real number (TypeError). ``i64[0] = nan`` raises, ``i64[0] = 2.7`` stores 2."""
+    check_python_int(op, value, dtype)
+    kind = KINDS[CODE_OF[dtype]]
+    if isinstance(value, complex) and kind != "c":
+        if type(value) is complex:
+            raise TypeError(f"{op}: cannot store the complex value {value!r} in a {dtype} "
+                            f"tensor")
+        warn_complex_to_real(op)     # a NumPy complex scalar: NumPy warns and casts
+    if isinstance(value, float) and kind in "iu":
+        if value != value:
+            raise ValueError(f"{op}: cannot convert float NaN to integer ({dtype})")
+        if value in (float("inf"), float("-inf")):
+            raise OverflowError(f"{op}: cannot convert float {value} to integer ({dtype})")
+        check_python_int(op, int(value), dtype)
+
+
+def warn_complex_to_real(op):
+    """NumPy's ComplexWarning for complex values cast to a real dtype by assignment."""
+    warnings.warn(f"{op}: casting complex values to real discards the imaginary part",
+                  np.exceptions.ComplexWarning, stacklevel=4)

@@ -118,12 +118,24 @@ ELEMENT_TYPES = {
 # --------------------------------------------------------------------------------------
 
 
+# Integers in shapes and layouts stay below 2**62: no tensor has more elements, and the
+# C++ side computes sizes and strides with int64.
+MAX_INT = 1 << 62
+
+
+def _bounded(value, what):
+    if not -MAX_INT < value < MAX_INT:
+        raise ValueError(f"{what}: {value} is out of range (|value| < 2**62)")
+    return value
+
+
 def _as_int(value, what):
-    """Return ``value`` as a Python int; TypeError for bools and non-integers."""
+    """Return ``value`` as a Python int; TypeError for bools and non-integers, ValueError
+    beyond 2**62."""
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an integer, got {value!r}")
     try:
-        return operator.index(value)
+        return _bounded(operator.index(value), what)
     except TypeError:
         raise TypeError(f"{what} must be an integer, got {value!r}") from None
 
@@ -141,7 +153,7 @@ def _int_tuple(value, what):
         if isinstance(item, bool):
             raise TypeError(f"{what} must contain only integers, got {items!r}")
         try:
-            out.append(operator.index(item))
+            out.append(_bounded(operator.index(item), what))
         except TypeError:
             raise TypeError(f"{what} must contain only integers, got {items!r}") from None
     return tuple(out)
@@ -859,16 +871,22 @@ _SIGNED_INT_RE = re.compile(r"[+-]?[0-9]+")
 class _Parser:
     """Recursive-descent parser for shape / layout HLO text."""
 
+    # Tuples nest at most this deep; integers in shape text are below MAX_INT.
+    MAX_DEPTH = 64
+    MAX_INT = MAX_INT
+
     def __init__(self, text, what):
         if not isinstance(text, str):
             raise TypeError(f"{what} text must be a str, got {text!r}")
         self.text = text
         self.pos = 0
         self.what = what
+        self.depth = 0
 
     def error(self, message, pos=None):
         pos = self.pos if pos is None else pos
-        return ValueError(f"cannot parse {self.what} {self.text!r}: {message} at position {pos}")
+        text = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return ValueError(f"cannot parse {self.what} {text!r}: {message} at position {pos}")
 
     def found(self):
         if self.pos >= len(self.text):
@@ -908,8 +926,11 @@ class _Parser:
         m = _INT_RE.match(self.text, self.pos)
         if not m:
             raise self.error(f"expected a non-negative integer, found {self.found()}")
+        value = int(m.group())
+        if value >= self.MAX_INT:
+            raise self.error(f"integer {value} is too large (at most 2**62 - 1)")
         self.pos = m.end()
-        return int(m.group())
+        return value
 
     def int_list(self, close):
         """Comma-separated integers up to (and including) ``close``."""
@@ -939,6 +960,15 @@ class _Parser:
         return self.array_shape()
 
     def tuple_shape(self):
+        if self.depth >= self.MAX_DEPTH:
+            raise self.error(f"tuples nest more than {self.MAX_DEPTH} deep")
+        self.depth += 1
+        try:
+            return self._tuple_shape()
+        finally:
+            self.depth -= 1
+
+    def _tuple_shape(self):
         self.expect("(")
         shapes = []
         self.skip_ws()

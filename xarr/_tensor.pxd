@@ -38,8 +38,9 @@ cdef int finish_view(Tensor t, int ndim) except -1
 cdef Tensor view_of(Tensor base)
 # A new dense tensor; m2m (minor_to_major) None means row-major.
 cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, bint zero)
-# prod(dims) * itemsize, or ValueError beyond 2**60 bytes.
-cdef int64_t checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize) except -1
+# prod(dims) * itemsize without overflow; MemoryError naming shape and bytes beyond 2**60.
+cdef int64_t checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize,
+                            int dtype) except -1
 # Copies a Python shape sequence into dims; returns ndim (ValueError beyond kMaxDims).
 cdef int fill_dims(object shape, int64_t* dims) except -1
 # t itself, or a read-only strided copy when t is tiled.

@@ -30,6 +30,8 @@ from xarr._capi cimport (aligned_alloc64, aligned_free, cached_memory_bytes, cop
                          kMaxArgs, kMaxDims, kNumDTypes, kPred, kS64, kU64,
                          release_cached_memory)
 
+import os
+
 import numpy as np
 
 from xarr import _methods
@@ -318,7 +320,15 @@ cdef class Tensor(TensorOperators):
         return self.__array__().reshape(()).item()
 
     def tolist(self):
-        """Nested Python lists of Python scalars (NumPy's tolist)."""
+        """Nested Python lists of Python scalars (NumPy's tolist). MemoryError up front
+        when the Python objects (~32 bytes per element) could not fit in this machine's
+        memory."""
+        need = 32 * self._size
+        if need > _physical_memory():
+            raise MemoryError(f"tolist: a tensor of shape {self._shape} has {self._size} "
+                              f"elements; as Python objects they need about "
+                              f"{_human_bytes(need)}, more than this machine's memory "
+                              f"({_human_bytes(_physical_memory())})")
         return self.__array__().tolist()
 
     def __bool__(self):
@@ -526,6 +536,9 @@ cdef int finish_view(Tensor t, int ndim) except -1:
     cdef bint c = True
     t._ndim = ndim
     for i in range(ndim):
+        if t._dims[i] < 0:
+            raise ValueError(f"negative dimension {t._dims[i]} in shape "
+                             f"{tuple([t._dims[j] for j in range(ndim)])}")
         if t._dims[i] == 0:
             size = 0
             break
@@ -562,125 +575,7 @@ cdef Tensor view_of(Tensor base):
     return out
 
 
-cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, bint zero):
-    """A new dense tensor; ``m2m`` (minor_to_major) None means row-major."""
-    cdef Tensor t = Tensor.__new__(Tensor)
-    cdef int i, d
-    cdef int64_t size = 1, stride = dtype_itemsize(dtype), nbytes
-    if ndim > kMaxDims:
-        raise ValueError(f"xarr supports at most {kMaxDims} dims, got {ndim}")
-    for i in range(ndim):
-        if dims[i] < 0:
-            raise ValueError(f"negative dimension {dims[i]} in shape "
-                             f"{tuple([dims[j] for j in range(ndim)])}")
-        t._dims[i] = dims[i]
-    size = checked_nbytes(ndim, dims, 1)
-    nbytes = size * dtype_itemsize(dtype)
-    t._alloc = aligned_alloc64(nbytes)
-    if t._alloc == NULL:
-        raise MemoryError(f"cannot allocate {nbytes} bytes")
-    if zero:
-        memset(t._alloc, 0, nbytes)
-    t._data = <char*>t._alloc
-    t._buf = t._data
-    t._buf_nbytes = nbytes
-    t._dtype = dtype
-    t._flags = F_WRITEABLE
-    if m2m is None:
-        for i in range(ndim - 1, -1, -1):
-            t._strides[i] = stride
-            stride *= dims[i] if dims[i] > 0 else 1
-    else:
-        for d in m2m:
-            t._strides[d] = stride
-            stride *= dims[d] if dims[d] > 0 else 1
-    finish_view(t, ndim)
-    return t
-
-
-cdef int64_t checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize) except -1:
-    """prod(dims) * itemsize, or ValueError when it does not fit in memory addresses."""
-    cdef int i
-    cdef int64_t n = itemsize
-    cdef int64_t limit = (<int64_t>1) << 60
-    for i in range(ndim):
-        if dims[i] == 0:
-            return 0
-    for i in range(ndim):
-        if dims[i] > limit // n:
-            raise ValueError(f"tensor of shape {tuple([dims[j] for j in range(ndim)])} is "
-                             f"too big: more than 2**60 bytes")
-        n *= dims[i]
-    return n
-
-
-cdef inline Tensor _alloc_like_shape(int dtype, Tensor like):
-    cdef Tensor t = Tensor.__new__(Tensor)
-    cdef int i
-    cdef int n = like._ndim
-    cdef int64_t stride = dtype_itemsize(dtype)
-    cdef int64_t nbytes = checked_nbytes(like._ndim, like._dims, dtype_itemsize(dtype))
-    t._alloc = aligned_alloc64(nbytes)
-    if t._alloc == NULL:
-        raise MemoryError(f"cannot allocate {nbytes} bytes")
-    t._data = <char*>t._alloc
-    t._buf = t._data
-    t._buf_nbytes = nbytes
-    t._dtype = dtype
-    t._flags = F_WRITEABLE | F_C_CONTIG
-    t._ndim = n
-    t._size = like._size
-    for i in range(n - 1, -1, -1):
-        t._dims[i] = like._dims[i]
-        t._strides[i] = stride
-        stride *= like._dims[i]
-    t._shape = like._shape
-    return t
-
-
-cdef int fill_dims(object shape, int64_t* dims) except -1:
-    cdef int n = len(shape), i
-    if n > kMaxDims:
-        raise ValueError(f"xarr supports at most {kMaxDims} dims, got {n}")
-    for i in range(n):
-        dims[i] = shape[i]
-    return n
-
-
-def empty(shape, int dtype, m2m=None, bint zero=False):
-    """A new dense tensor of dtype code ``dtype`` with minor_to_major ``m2m`` (None: row
-    major). Internal: the frontend validates arguments first."""
-    cdef int64_t dims[kMaxDims]
-    cdef int n = fill_dims(shape, dims)
-    return alloc_tensor(dtype, n, dims, m2m, zero)
-
-
-def empty_buffer(shape, int dtype, int64_t nelems, layout):
-    """A tensor of logical ``shape`` whose buffer holds ``nelems`` elements laid out as the
-    padded/tiled ``layout`` (strides are filled in by the caller via set_view for padded
-    layouts; tiled tensors keep F_TILED)."""
-    cdef int64_t dims[kMaxDims]
-    cdef int n = fill_dims(shape, dims)
-    cdef Tensor t = Tensor.__new__(Tensor)
-    cdef int64_t one = 1
-    checked_nbytes(n, dims, dtype_itemsize(dtype))
-    cdef int64_t nbytes = checked_nbytes(1, &nelems, dtype_itemsize(dtype))
-    t._alloc = aligned_alloc64(nbytes)
-    if t._alloc == NULL:
-        raise MemoryError(f"cannot allocate {nbytes} bytes")
-    memset(t._alloc, 0, nbytes)
-    t._data = <char*>t._alloc
-    t._buf = t._data
-    t._buf_nbytes = nbytes
-    t._dtype = dtype
-    t._flags = F_WRITEABLE
-    for i in range(n):
-        t._dims[i] = dims[i]
-        t._strides[i] = 0
-    finish_view(t, n)
-    t._flags &= ~F_C_CONTIG
-    t._layout = layout
-    return t
+include "_tensor_alloc.pxi"
 
 
 def set_strides(Tensor t, strides, bint tiled):

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <optional>
 
 #include "core/isa.h"
 
@@ -28,6 +30,11 @@ void parallel_for(int nt, int64_t n, Body body) {
   for (int64_t i = 0; i < n; ++i) body(i);
 }
 
+//
+// An exception may not leave an OpenMP region (the runtime would terminate the process):
+// parallel_for_dynamic, whose make_state() allocates, catches what a thread throws, lets
+// the other threads finish their items, and rethrows the first exception after the region
+// (so std::bad_alloc reaches the binding, which raises MemoryError).
 template <class MakeState, class Body>
 void parallel_for_dynamic(int nt, int64_t n, int64_t chunk, MakeState make_state, Body body) {
   if (nt <= 1) {
@@ -35,12 +42,30 @@ void parallel_for_dynamic(int nt, int64_t n, int64_t chunk, MakeState make_state
     for (int64_t i = 0; i < n; ++i) body(state, i);
     return;
   }
+  std::exception_ptr error;
+  auto keep_first = [&error] {
+#pragma omp critical(xarr_parallel_error)
+    if (!error) error = std::current_exception();
+  };
 #pragma omp parallel num_threads(nt)
   {
-    auto state = make_state();
+    std::optional<decltype(make_state())> state;
+    try {
+      state.emplace(make_state());
+    } catch (...) {
+      keep_first();
+    }
 #pragma omp for schedule(dynamic, chunk)
-    for (int64_t i = 0; i < n; ++i) body(state, i);
+    for (int64_t i = 0; i < n; ++i) {
+      if (!state) continue;
+      try {
+        body(*state, i);
+      } catch (...) {
+        keep_first();
+      }
+    }
   }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace xarr

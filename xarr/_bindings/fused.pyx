@@ -34,17 +34,17 @@ cdef extern from "fused/executor.h" namespace "xarr" nogil:
         vector[int] temp_dtypes
         vector[int] output_dtypes
         vector[FusedInstr] code
-    void set_native_fused(FusedProgram* p, NativeFusedFn f, int isa)
-    string validate_fused(const FusedProgram& p)
+    void set_native_fused(FusedProgram* p, NativeFusedFn f, int isa) except +
+    string validate_fused(const FusedProgram& p) except +
     void run_fused(const FusedProgram& p, char** ptrs, int ndim, const int64_t* dims,
-                   const int64_t* strides)
+                   const int64_t* strides) except +
     void run_fused_reduce(const FusedProgram& p, char** ptrs, int64_t outer, int64_t inner,
                           const int64_t* strides_outer, const int64_t* strides_inner,
-                          int64_t out_stride)
+                          int64_t out_stride) except +
 
 cdef extern from "kernels/reduce/reduce.h" namespace "xarr" nogil:
     int reduce_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
-                   const int64_t* src_strides, const int64_t* dst_strides, char* dst)
+                   const int64_t* src_strides, const int64_t* dst_strides, char* dst) except +
 
 # The op code of a conversion instruction, and the most operands one elementwise loop of
 # the fused executor takes (what the fusion pass may put in one kernel).
@@ -300,8 +300,13 @@ cdef class FusedKernel:
         ok = ok and _coalesce_span(nin, nd, nk, nd, dims, strides, NULL, si, &inner, NULL)
         self.last_fused = ok
         if ok:
-            with nogil:
-                run_fused_reduce(self.prog, ptrs, outer, inner, so, si, s_out)
+            try:
+                with nogil:
+                    run_fused_reduce(self.prog, ptrs, outer, inner, so, si, s_out)
+            except MemoryError:
+                raise MemoryError(f"fused reduction of {outer} x {inner} elements (shape "
+                                  f"{tuple([dims[i] for i in range(nd)])}): not enough "
+                                  f"memory for its partial results") from None
             self._count_work(outer * inner)
             return out
         # Unfused fallback (e.g. a transposed input): values into a temporary, then reduce.

@@ -52,15 +52,15 @@ cdef extern from "kernels/indexing/indexing.h" namespace "xarr" nogil:
         int64_t inner_dims[kIndexMaxDims]
         int64_t inner_tensor[kIndexMaxDims]
         int64_t inner_dense[kIndexMaxDims]
-    int index_take(const IndexedCopy& c, const char* tensor, char* dense)
-    int index_put(const IndexedCopy& c, char* tensor, const char* dense)
-    bint first_bad_index(const IndexedCopy& c, int64_t* pos, int* which)
+    int index_take(const IndexedCopy& c, const char* tensor, char* dense) except +
+    int index_put(const IndexedCopy& c, char* tensor, const char* dense) except +
+    bint first_bad_index(const IndexedCopy& c, int64_t* pos, int* which) except +
     int64_t mask_num_chunks(int64_t n)
-    int64_t mask_count_chunks(const uint8_t* mask, int64_t n, int64_t* counts)
+    int64_t mask_count_chunks(const uint8_t* mask, int64_t n, int64_t* counts) except +
     int mask_compress(const MaskedCopy& c, const char* tensor, char* dense,
-                      const int64_t* counts)
+                      const int64_t* counts) except +
     int mask_assign(const MaskedCopy& c, char* tensor, const char* dense,
-                    const int64_t* counts)
+                    const int64_t* counts) except +
     void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims,
                       const int64_t* counts, int64_t* const* out, int64_t out_stride)
     bint repeat_index(const int64_t* counts, int64_t n, int64_t* out)

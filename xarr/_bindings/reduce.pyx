@@ -18,7 +18,7 @@ cdef extern from "kernels/reduce/reduce.h" namespace "xarr" nogil:
         kReduce_SUM, kReduce_PROD, kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR,
         kReduce_ARGMAX, kReduce_ARGMIN, kNumReduceOps
     int reduce_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
-                   const int64_t* src_strides, const int64_t* dst_strides, char* dst)
+                   const int64_t* src_strides, const int64_t* dst_strides, char* dst) except +
     bint reduce_supported(int op, int dtype, int isa)
     const char* reduce_op_name(int op)
 
@@ -42,6 +42,7 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
     An empty reduced extent gives the op's identity. Releases the GIL."""
     cdef Tensor s
     cdef int64_t dst_strides[kMaxDims]
+    cdef int64_t dims[kMaxDims]
     cdef bint red[kMaxDims]
     cdef int i, j, a, rc, nd, nred = 0
     cdef bint keep
@@ -114,9 +115,22 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
         raise ValueError(f"reduce {name}: out overlaps the input")
     if not reduce_supported(op, s._dtype, -1):
         raise TypeError(f"reduce {name}: not defined for {DTYPES[s._dtype]}")
-    with nogil:
-        rc = reduce_run(op, s._dtype, s._data, nd, s._dims, s._strides, dst_strides,
-                        out._data)
+    # max, min, and, or are idempotent: a reduced dim of stride 0 (a broadcast) repeats
+    # one value, so one step of it gives the same result (a broadcast of 2**62 elements
+    # reduces in no time).
+    for i in range(nd):
+        dims[i] = s._dims[i]
+        if red[i] and s._strides[i] == 0 and dims[i] > 1 and \
+                op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
+            dims[i] = 1
+    try:
+        with nogil:
+            rc = reduce_run(op, s._dtype, s._data, nd, dims, s._strides, dst_strides,
+                            out._data)
+    except MemoryError:
+        raise MemoryError(f"reduce {name}: reducing axes {tuple(ax_list)} of a tensor of "
+                          f"shape {s._shape} needs more scratch memory than is "
+                          f"available") from None
     if rc == -1:
         raise TypeError(f"reduce {name}: not defined for {DTYPES[s._dtype]}")
     if rc != 0:

@@ -15,7 +15,7 @@ cdef extern from "kernels/scan/scan.h" namespace "xarr" nogil:
     enum ScanOp:
         kScanSum, kScanProd, kScanMax, kScanMin
     int scan_run(int op, int dtype, const char* src, int ndim, const int64_t* dims,
-                 const int64_t* src_strides, int axis, char* dst, const int64_t* dst_strides)
+                 const int64_t* src_strides, int axis, char* dst, const int64_t* dst_strides) except +
 
 # The op codes (csrc/kernels/scan/scan.h ScanOp).
 SCAN_SUM, SCAN_PROD, SCAN_MAX, SCAN_MIN = kScanSum, kScanProd, kScanMax, kScanMin

@@ -18,13 +18,16 @@ read is computed into a temporary and copied out.
 
 import numpy as np
 
+from xarr import _tensor
 from xarr._bindings import reduce as _reduce
 from xarr._bindings.elementwise import iota as iota_kernel
+from xarr._bindings.elementwise import run_elementwise
 from xarr._bindings.fused import FUSED_CONVERT, FusedKernel
 from xarr._dtypes import CODE_OF
 from xarr._graph import native
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
 from xarr._ops.elementwise import lax_apply
+from xarr._ops.structural import broadcast_view
 from xarr._registry import REGISTRY
 
 _COPY = KERNEL_OPS["copy"]
@@ -282,6 +285,8 @@ class Executable:
             if not i.is_tuple:
                 return lambda *xs: kernel(xs)[0]
             return lambda *xs: tuple(kernel(xs))
+        if op in KERNEL_OPS or op in ("convert", "broadcast", "iota"):
+            return _single_op_step(i)
         if op == "get_tuple_element":
             k = i.attrs["index"]
             return lambda t: t[k]
@@ -304,6 +309,34 @@ class Executable:
         for fn, ins, out in self.steps:
             env[out] = fn(*[env[k] for k in ins])
         return env[self.root_slot]
+
+
+def _single_op_step(i):
+    """The step of a fusible instruction run on its own, outside any fusion: inside the
+    fused computation of a fusion the executor cannot take (LoweringError), which then
+    runs op by op (never the fast path, always correct)."""
+    dims, code = tuple(i.dims), i.code
+    if i.op == "convert":
+        def convert(x):
+            out = _tensor.empty(dims, code)
+            _tensor.convert_into(out, x)
+            return out
+        return convert
+    if i.op == "broadcast":
+        bd = tuple(i.attrs["dimensions"])
+        return lambda x: broadcast_view(x, dims, bd)
+    if i.op == "iota":
+        k = i.attrs["iota_dimension"]
+        return lambda: broadcast_view(iota_kernel(code, dims[k]), dims, (k,)).copy()
+    opdef = KERNEL_OPS[i.op]
+    value_code = opdef.value_code([o.code for o in i.operands])
+
+    def elementwise(*xs):
+        out = _tensor.empty(dims, code)
+        if out.size:
+            run_elementwise(opdef.code, value_code, out, list(xs))
+        return out
+    return elementwise
 
 
 def unaliased(out, inputs):

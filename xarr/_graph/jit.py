@@ -12,16 +12,18 @@ values of Python scalars (they stay weakly typed, so they are compile-time const
 Arguments may be nested tuples, lists and dicts of tensors; so may the result.
 """
 
+import collections
 import functools
 import inspect
 import operator
+import weakref
 
 import numpy as np
 
 from xarr import _tensor
-from xarr._graph import passes
+from xarr._graph import lazy, native, passes
 from xarr._graph.compile import Executable
-from xarr._graph.ir import Module
+from xarr._graph.ir import Module, gc_paused
 from xarr._graph.pytree import flatten, unflatten
 from xarr._graph.trace import (STATE, Traced, TracedComputation, _type_of_tensor,
                                output_instr, set_root)
@@ -42,8 +44,24 @@ def _leaf_key(x):
 
 
 # ------------------------------------------------------------------------ jit
+# Executables kept per jitted function, least recently used dropped first (one call
+# signature each: a static argument that takes many values makes many).
+CACHE_SIZE = 256
+_JITTED = weakref.WeakSet()      # every Jitted, for clear_caches
+
+
+def clear_caches():
+    """Empties xarr's caches: every xa.jit function's executables, the lazy graph's
+    compiled modules and the native kernels loaded in memory (the disk cache stays)."""
+    for f in list(_JITTED):
+        f.clear_cache()
+    lazy.clear_cache()
+    native.clear_loaded()
+
+
 class Jitted:
-    """The callable ``xa.jit`` returns. ``trace_count`` counts traces (cache misses)."""
+    """The callable ``xa.jit`` returns. ``trace_count`` counts traces (cache misses); at
+    most CACHE_SIZE executables are kept, least recently used dropped first."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=()):
         if not callable(fn):
@@ -61,6 +79,14 @@ class Jitted:
             self._sig = None
         if self._sig is not None:
             params = list(self._sig.parameters.values())
+            positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                          p.POSITIONAL_OR_KEYWORD)]
+            if not any(p.kind == p.VAR_POSITIONAL for p in params):
+                for i in self.static_argnums:
+                    if not 0 <= i < len(positional):
+                        raise ValueError(f"xa.jit: static_argnums {i} is out of range for "
+                                         f"{getattr(fn, '__name__', fn)}, which takes "
+                                         f"{len(positional)} positional arguments")
             for name in self.static_argnames:
                 if name not in self._sig.parameters:
                     raise ValueError(f"xa.jit: static_argnames {name!r} is not a parameter of "
@@ -73,10 +99,15 @@ class Jitted:
             for name in [params[i].name for i in self.static_argnums if i < len(params)]:
                 if name not in self.static_argnames:
                     self.static_argnames += (name,)
-        self._cache = {}
+        self._cache = collections.OrderedDict()
         self._simple = not self.static_argnums
         self.trace_count = 0
         functools.update_wrapper(self, fn)
+        _JITTED.add(self)
+
+    def clear_cache(self):
+        """Drops this function's executables (the next call traces again)."""
+        self._cache.clear()
 
     # ---------------------------------------------------------------- call path
     def _split(self, args, kwargs):
@@ -101,7 +132,7 @@ class Jitted:
                 dyn_kwargs[k] = v
         leaves = []
         struct = flatten((tuple(dyn_args), dyn_kwargs), leaves)
-        leaves = [_tensor.wrap_numpy(x) if isinstance(x, np.ndarray) else x for x in leaves]
+        leaves = [_as_leaf(x) for x in leaves]
         keys = tuple(_leaf_key(x) for x in leaves)
         tensors = tuple(x for x in leaves if type(x) is Tensor)
         return (struct, keys, tuple(static)), tensors, (args, kwargs)
@@ -112,12 +143,20 @@ class Jitted:
             if key is not None:
                 compiled = self._cache.get(key)
                 if compiled is not None:
+                    self._cache.move_to_end(key)
                     return compiled._run(args)
+        if STATE.stack:
+            # called while another function is traced: inlined into that trace, as jax does
+            return self.fn(*args, **kwargs)
         key, tensors, full = self._split(args, kwargs)
         compiled = self._cache.get(key)
         if compiled is None:
             compiled = self.lower(*args, **kwargs).compile()
             self._cache[key] = compiled
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
         return compiled._run(tensors)
 
     def lower(self, *args, **kwargs):
@@ -125,6 +164,18 @@ class Jitted:
         self.trace_count += 1
         return trace_function(self.fn, args, kwargs, self.static_argnums,
                               self.static_argnames, self._sig)
+
+
+def _as_leaf(x):
+    """A call's leaf as the jitted function sees it: NumPy arrays and scalars as tensors
+    (a NumPy scalar is a 0-d tensor of its dtype, as eagerly), lazy values computed."""
+    if isinstance(x, np.ndarray):
+        return _tensor.wrap_numpy(x)
+    if isinstance(x, np.generic):
+        return _tensor.wrap_numpy(np.asarray(x))
+    if type(x) is Traced and x.instr.computation.kind == "lazy":
+        return x.concrete()
+    return x
 
 
 def _hashable(v, where):
@@ -155,8 +206,8 @@ def trace_function(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=
     n_param = [0]
 
     def as_param(x):
-        if isinstance(x, np.ndarray):
-            x = _tensor.wrap_numpy(x)
+        if isinstance(x, (np.ndarray, np.generic)):
+            x = _as_leaf(x)
         if type(x) is Tensor:
             p = comp.add_parameter(_type_of_tensor(x), name=f"p{n_param[0]}")
             n_param[0] += 1
@@ -202,8 +253,9 @@ class Lowered:
         return self.module.as_dot()
 
     def compile(self):
-        passes.optimize_module(self.module)
-        return Compiled(self.module, self.out_struct)
+        with gc_paused():
+            passes.optimize_module(self.module)
+            return Compiled(self.module, self.out_struct)
 
 
 class Compiled:

@@ -12,13 +12,14 @@ instructions then keep their values and act as leaves for later evaluations. Val
 lazy after the ``with`` block ends; tensors created there by other means are ordinary.
 """
 
+import collections
 import numpy as np
 
 from xarr import _tensor
 from xarr._dispatch import register
 from xarr._graph import passes
 from xarr._graph.compile import Executable
-from xarr._graph.ir import Instruction, Module
+from xarr._graph.ir import Instruction, Module, gc_paused
 from xarr._graph.trace import STATE, Traced, _type_of_tensor, lazy_graph
 from xarr._tensor import Tensor
 
@@ -50,12 +51,10 @@ def eval(*values):  # noqa: A001  (xa.eval)
 def evaluate(traced):
     """The Tensors of lazy values, computing the pending ones in one module."""
     roots = [t.instr for t in traced]
-    pending = []
-    for r in roots:
-        if r.value is None and r not in pending:
-            pending.append(r)
+    pending = list({id(r): r for r in roots if r.value is None}.values())
     if pending:
-        _compute(pending)
+        with gc_paused():
+            _compute(pending)
     return [r.value for r in roots]
 
 
@@ -113,8 +112,10 @@ def _compute(pending):
         passes.optimize(comp, root_default=False, entry=True)
         hit = (module, Executable(comp))
         if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
+            _CACHE.popitem(last=False)
         _CACHE[key] = hit
+    else:
+        _CACHE.move_to_end(key)
     STATE.last_lazy = hit
     out = hit[1].run(args)
     outs = list(out) if len(roots) > 1 else [out]
@@ -129,9 +130,15 @@ def _leaf_type(node):
 
 
 # Compiled lazy modules by structure: a loop that builds the same expression over fresh
-# tensors of the same types compiles once.
-_CACHE = {}
+# tensors of the same types compiles once. At most _CACHE_SIZE, least recently used
+# dropped first.
+_CACHE = collections.OrderedDict()
 _CACHE_SIZE = 64
+
+
+def clear_cache():
+    _CACHE.clear()
+    STATE.last_lazy = None
 
 
 def _structure_key(comp, args):

@@ -288,8 +288,15 @@ def available():
             _core.get_isa() in _NATIVE_ISAS)
 
 
-_loaded = {}  # cache key -> library, or None (failed to compile)
+_loaded = {}  # cache key -> library, or None (failed to compile); at most LOADED_LIMIT
 _loaded_lock = threading.Lock()
+LOADED_LIMIT = 256   # entries (a kernel keeps its own library alive through set_native)
+
+
+def clear_loaded():
+    """Forgets the libraries loaded in memory (kernels keep theirs; the disk cache stays)."""
+    with _loaded_lock:
+        _loaded.clear()
 
 
 PRELUDE_HEADER = "xarr_native_prelude.h"
@@ -370,6 +377,8 @@ def _load(isa, funcs):
                       f"interpreted: {e}", RuntimeWarning, stacklevel=2)
     with _loaded_lock:
         _loaded[key] = lib
+        while len(_loaded) > LOADED_LIMIT:
+            _loaded.pop(next(iter(_loaded)))
     return lib
 
 
@@ -432,9 +441,20 @@ def _on_hot(kernel):
     _queue.put(kernel)
 
 
+def compilable(spec):
+    """Whether ``source(spec)`` is not None, without writing the source (checked for every
+    kernel built; the source is written once a kernel is hot)."""
+    in_dt, const_dt, temp_dt, out_dt, code = spec
+    if any(d >= len(CTYPES) for d in in_dt + const_dt + temp_dt + out_dt):
+        return False
+    return all(op == FUSED_CONVERT or op == _SELECT or
+               (op in _FUNCTORS and not (op == _NEXTAFTER and dt in (_F16, _BF16)))
+               for op, dt, odt, args, dst in code)
+
+
 def watch(kernel):
     """Asks for ``kernel``'s native form once it is hot (graph compiler, compile.py)."""
-    if mode() != "off" and source(kernel.spec) is not None:
+    if mode() != "off" and compilable(kernel.spec):
         kernel.watch(HOT_WORK, _on_hot)
 
 

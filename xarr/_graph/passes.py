@@ -20,6 +20,8 @@
 Sub-computations (while/cond/call bodies) are optimized the same way.
 """
 
+import bisect
+
 import numpy as np
 
 from xarr import _tensor
@@ -36,14 +38,18 @@ KERNEL_OPS = elementwise_ops()      # elementwise ops with a kernel: {name: Elem
 
 def is_elementwise(op):
     """Elementwise kernel ops and convert: fused into kLoop fusions."""
-    row = REGISTRY.get(op)
-    return row is not None and row.fusion == "elementwise"
+    return op in _ELEMENTWISE_OPS
+
+
+_ELEMENTWISE_OPS = frozenset(ops_of_class("elementwise"))
 
 
 def is_leaf(op):
     """broadcast, iota, constant: recomputed inside every fusion that reads them."""
-    row = REGISTRY.get(op)
-    return row is not None and row.fusion == "leaf"
+    return op in _LEAF_OPS
+
+
+_LEAF_OPS = frozenset(ops_of_class("leaf"))
 
 
 def is_view(op):
@@ -61,37 +67,71 @@ MAX_FUSION_TEMPS = 16
 # ------------------------------------------------------------------------ utilities
 def topo_sort(comp):
     """Reorders comp.instructions: everything reachable from the ROOT (and every parameter
-    and side-effecting instruction), operands before users, stable otherwise."""
-    order, seen, open_ = [], set(), set()
+    and side-effecting instruction), operands before users, in depth-first order of the
+    operands (so the order depends on the graph only); unreachable instructions go."""
+    order = []
+    state = {}                       # id -> OPEN while its operands are visited, else DONE
     keep = [i for i in comp.instructions if i.op == "parameter" or i.attrs.get("side_effect")]
     for start in keep + [comp.root]:
-        stack = [(start, 0)]
-        while stack:
-            node, k = stack.pop()
-            if id(node) in seen:
-                continue
-            if k < len(node.operands):
-                open_.add(id(node))
-                stack.append((node, k + 1))
-                op = node.operands[k]
-                if id(op) in open_:
-                    raise AssertionError(f"graph cycle through {op.name} and {node.name} "
-                                         f"(a pass bug)")
-                if id(op) not in seen:
-                    stack.append((op, 0))
+        if id(start) in state:
+            continue
+        state[id(start)] = _OPEN
+        path, operands = [start], [iter(start.operands)]
+        while path:
+            for op in operands[-1]:
+                s = state.get(id(op))
+                if s is None:
+                    state[id(op)] = _OPEN
+                    path.append(op)
+                    operands.append(iter(op.operands))
+                    break
+                if s is _OPEN:
+                    raise AssertionError(f"graph cycle through {op.name} and "
+                                         f"{path[-1].name} (a pass bug)")
             else:
-                open_.discard(id(node))
-                seen.add(id(node))
+                node = path.pop()
+                operands.pop()
+                state[id(node)] = _DONE
                 order.append(node)
     comp.instructions = order
 
 
-def replace_uses(comp, old, new):
-    for i in comp.instructions:
-        if old in i.operands:
-            i.operands = [new if o is old else o for o in i.operands]
-    if comp.root is old:
-        comp.root = new
+_OPEN, _DONE = object(), object()
+
+
+class Rewiring:
+    """Replacements of instructions, applied to their users in one pass (passes stay
+    linear in graph size). ``replace(old, new)`` records one; ``current(x)`` is what x
+    stands for now (chains a -> b -> c resolve to c); ``apply(comp)`` rewires every
+    operand and the ROOT of comp. A pass visiting instructions in topological order calls
+    ``rewire(instr)`` first, so each instruction sees its operands' replacements."""
+
+    def __init__(self):
+        self._new = {}          # id(old) -> (old, new): old kept alive so ids stay unique
+
+    def __bool__(self):
+        return bool(self._new)
+
+    def replace(self, old, new):
+        self._new[id(old)] = (old, new)
+
+    def current(self, x):
+        hit = self._new.get(id(x))
+        while hit is not None:
+            x = hit[1]
+            hit = self._new.get(id(x))
+        return x
+
+    def rewire(self, instr):
+        new = self._new
+        if new and any(id(o) in new for o in instr.operands):
+            instr.operands = [self.current(o) for o in instr.operands]
+
+    def apply(self, comp):
+        if self._new:
+            for i in comp.instructions:
+                self.rewire(i)
+            comp.root = self.current(comp.root)
 
 
 def dce(comp):
@@ -103,8 +143,17 @@ def _scalar_value(instr):
     while instr.op == "broadcast":
         instr = instr.operands[0]
     if instr.op == "constant" and instr.dims == ():
-        return np.asarray(instr.attrs["value"]).item()
+        t = instr.attrs["value"]
+        hit = _SCALAR_VALUES.get(id(t))
+        if hit is None or hit[0] is not t:
+            if len(_SCALAR_VALUES) >= 4096:
+                _SCALAR_VALUES.clear()
+            hit = _SCALAR_VALUES[id(t)] = (t, np.asarray(t).item())
+        return hit[1]
     return None
+
+
+_SCALAR_VALUES = {}    # id(constant tensor) -> (tensor, its Python value)
 
 
 def _is_value(instr, value, negative_zero=None):
@@ -121,12 +170,15 @@ def simplify(comp):
     changed = True
     while changed:
         changed = False
+        rewiring = Rewiring()
         for instr in list(comp.instructions):
+            rewiring.rewire(instr)
             new = _simplify_one(comp, instr)
             if new is not None and new is not instr:
-                replace_uses(comp, instr, new)
+                rewiring.replace(instr, new)
                 changed = True
         if changed:
+            rewiring.apply(comp)
             topo_sort(comp)
 
 
@@ -215,7 +267,9 @@ def _fold(comp, i):
 # ------------------------------------------------------------------------ CSE
 def cse(comp):
     seen = {}
+    rewiring = Rewiring()
     for instr in list(comp.instructions):
+        rewiring.rewire(instr)
         if instr.op == "parameter" or instr.attrs.get("side_effect") or instr.calls and \
                 instr.op not in ("map", "call"):
             continue
@@ -231,11 +285,15 @@ def cse(comp):
         if prev is None:
             seen[key] = instr
         else:
-            replace_uses(comp, instr, prev)
-    topo_sort(comp)
+            rewiring.replace(instr, prev)
+    if rewiring:
+        rewiring.apply(comp)
+        topo_sort(comp)
 
 
 def _freeze(attrs):
+    if not attrs:
+        return ()
     return tuple(sorted(((k, _hashable(v)) for k, v in attrs.items() if k != "kernel"),
                         key=lambda kv: kv[0]))
 
@@ -260,9 +318,13 @@ def _default(n):
 def assign_layouts(comp, root_default=True):
     """See the module docstring (pass 4). Layouts are stored in instr.type.m2m."""
     def set_m2m(instr, m2m):
-        if m2m is not None and tuple(m2m) == tuple(range(len(instr.dims) - 1, -1, -1)):
-            m2m = None
-        instr.type = TensorType(instr.code, instr.dims, None if m2m is None else tuple(m2m))
+        t = instr.type
+        if m2m is not None:
+            m2m = tuple(m2m)
+            if m2m == tuple(range(len(t.dims) - 1, -1, -1)):
+                m2m = None
+        if t.m2m != m2m:
+            instr.type = TensorType(t.code, t.dims, m2m)
 
     # Forward: follow the inputs.
     for i in comp.instructions:
@@ -324,25 +386,112 @@ def assign_layouts(comp, root_default=True):
 def fusible(i):
     if i.is_tuple:
         return False
-    if i.op in KERNEL_OPS:
-        return KERNEL_OPS[i.op].accepts(KERNEL_OPS[i.op].value_code([o.code
-                                                                     for o in i.operands]))
+    opdef = KERNEL_OPS.get(i.op)
+    if opdef is not None:
+        code = opdef.value_code([o.code for o in i.operands])
+        key = (i.op, code)
+        ok = _ACCEPTS.get(key)
+        if ok is None:
+            ok = _ACCEPTS[key] = opdef.accepts(code)
+        return ok
     return is_elementwise(i.op) or is_leaf(i.op)
 
 
-class Group:
-    """A fusion under construction: members (instructions of one iteration shape) and
-    outputs (members whose value is needed outside)."""
+_ACCEPTS = {}     # (op, value dtype code) -> whether the kernel takes it
 
-    def __init__(self, root):
+
+class Group:
+    """A fusion under construction: members (instructions of one iteration shape), outputs
+    (members whose value is needed outside) and what it reads from outside, kept current
+    as members join so that each join costs O(its operands): ``inputs`` {key: instruction}
+    (leaves expanded to their operands; equal iotas share a key) and ``constants`` (the
+    scalar constants it reads, by id). ``lo``/``hi``: its members' first and last
+    positions in the computation."""
+
+    def __init__(self, root, position):
         self.members = [root]
         self.member_ids = {id(root)}
         self.shape = root.dims
         self.outputs = [root]
+        self.inputs = {}
+        self.constants = set()
+        _reads(root, self.member_ids, self.inputs, self.constants)
+        self.lo = self.hi = position
 
-    def add(self, instr):
+    def join(self, instr, position, max_operands):
+        """Adds ``instr`` unless the kernel would then have more than max_operands
+        operands (inputs, outputs, scalar constants); returns whether it did."""
+        inputs, constants = {}, set()
+        _reads(instr, self.member_ids, inputs, constants)
+        mine = self.inputs
+        new_inputs = [k for k in inputs if k not in mine]
+        new_constants = constants - self.constants
+        n = (len(mine) - (id(instr) in mine) + len(new_inputs) + len(self.outputs)
+             + len(self.constants) + len(new_constants))
+        if n > max_operands:
+            return False
         self.members.append(instr)
         self.member_ids.add(id(instr))
+        mine.pop(id(instr), None)
+        for k in new_inputs:
+            mine[k] = inputs[k]
+        self.constants |= new_constants
+        if position < self.lo:
+            self.lo = position
+        elif position > self.hi:
+            self.hi = position
+        return True
+
+    def merge(self, other, outputs):
+        """Takes in ``other``'s members; ``outputs`` are the merged group's outputs."""
+        self.members = other.members + self.members
+        self.member_ids = self.member_ids | other.member_ids
+        self.inputs = _merged_inputs(self, other)
+        self.constants = self.constants | other.constants
+        self.outputs = outputs
+        self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
+
+
+def _reads(instr, member_ids, inputs, constants):
+    """Adds what ``instr`` reads from outside the group ``member_ids`` to ``inputs`` (key ->
+    instruction, see Group) and the scalar constants it reads to ``constants``."""
+    for o in instr.operands:
+        while True:
+            oid = id(o)
+            if oid in member_ids:
+                break
+            op = o.op
+            if op in _LEAF_OPS and type(o.type) is not tuple:
+                if op == "constant" and not o.type.dims:
+                    constants.add(oid)
+                    break
+                if op == "iota":
+                    inputs.setdefault(("iota", o.type.dims, o.attrs["iota_dimension"],
+                                       o.type.code), o)
+                    break
+                if op == "broadcast":
+                    o = o.operands[0]
+                    continue
+            inputs.setdefault(oid, o)
+            break
+
+
+def _merged_inputs(a, b):
+    ids = a.member_ids | b.member_ids
+    out = {k: v for k, v in b.inputs.items() if k not in ids}
+    for k, v in a.inputs.items():
+        if k not in ids:
+            out.setdefault(k, v)
+    return out
+
+
+# Bounds that keep fusion linear in graph size: a fusion has at most MAX_FUSION_MEMBERS
+# instructions (a longer elementwise chain, e.g. a lazy loop of x = x + 1, becomes
+# several fusions, each materialized once), and multi-output merging only considers
+# fusions whose members lie within MERGE_WINDOW instructions of each other (the cycle
+# check walks the instructions between them).
+MAX_FUSION_MEMBERS = 256
+MERGE_WINDOW = 1024
 
 
 def fuse(comp):
@@ -361,38 +510,51 @@ def fuse(comp):
       read a common input merge, both only when no path through a third instruction
       would make a cycle and the operand limit allows. The merged fusion writes every
       value needed outside as one of its outputs.
+    * Size: see MAX_FUSION_MEMBERS and MERGE_WINDOW (every step is linear in graph size).
     """
     users = comp.users()
+    position = {id(i): k for k, i in enumerate(comp.instructions)}
     group_of = {}
     groups = []
     root_outputs = {id(comp.root)}
     if comp.root.op == "tuple":
         root_outputs |= {id(o) for o in comp.root.operands}
     for instr in reversed(comp.instructions):
-        if not fusible(instr) or instr.dims == () and instr.op == "constant":
+        if not fusible(instr):
+            continue
+        op = instr.op
+        if op == "constant" and not instr.type.dims:
             continue
         us = users[instr]
-        inside = [group_of.get(id(u)) for u in us]
-        if is_leaf(instr.op) and id(instr) not in root_outputs and \
-                all(g is not None for g in inside):
+        g = None           # the one fusion every user is in, if there is one (else False)
+        all_inside = True  # every user is in some fusion
+        for u in us:
+            gu = group_of.get(id(u))
+            if gu is None:
+                all_inside = g = False
+                break
+            if g is None:
+                g = gu
+            elif gu is not g:
+                g = False
+        if op in _LEAF_OPS and all_inside and id(instr) not in root_outputs:
             continue       # duplicated into each consuming fusion
-        if instr.op == "constant":
+        if op == "constant":
             continue       # a non-scalar constant used outside a fusion stays a constant
-        gs = {id(g): g for g in inside if g is not None}
-        if us and id(instr) not in root_outputs and len(gs) == 1 and \
-                all(g is not None for g in inside):
-            g = next(iter(gs.values()))
-            if g.shape == instr.dims and _operand_count(g, extra=instr) <= MAX_FUSION_OPERANDS:
-                g.add(instr)
-                group_of[id(instr)] = g
-                continue
-        g = Group(instr)
+        if g and id(instr) not in root_outputs and g.shape == instr.type.dims and \
+                len(g.members) < MAX_FUSION_MEMBERS and \
+                g.join(instr, position[id(instr)], MAX_FUSION_OPERANDS):
+            group_of[id(instr)] = g
+            continue
+        g = Group(instr, position[id(instr)])
         group_of[id(instr)] = g
         groups.append(g)
-    groups = _multi_output(comp, groups, group_of, users, root_outputs)
+    groups = _multi_output(comp, groups, group_of, users, root_outputs, position)
+    rewiring = Rewiring()
     for g in groups:
-        g.members.sort(key=lambda m: _position(comp, m))
-        _outline(comp, g, users, root_outputs)
+        g.members.sort(key=lambda m: position[id(m)])
+        _outline(comp, g, users, root_outputs, rewiring)
+    rewiring.apply(comp)
     topo_sort(comp)
     fuse_into_reductions(comp)
 
@@ -406,12 +568,13 @@ def fuse_into_reductions(comp):
     scalar epilogue of the same kernel step)."""
     users = comp.users()
     reductions = ops_of_class("reduction")
+    rewiring = Rewiring()
     for r in list(comp.instructions):
         if r.op not in reductions or r.attrs.get("monoid") not in INPUT_FUSION_MONOIDS:
             continue
         f, init = r.operands
         if f.op != "fusion" or f.attrs.get("kind") != "kLoop" or f.is_tuple or \
-                len(users[f]) != 1 or f not in comp.instructions:
+                len(users[f]) != 1:
             continue
         dims = r.attrs["dimensions"]
         n = len(f.dims)
@@ -432,8 +595,10 @@ def fuse_into_reductions(comp):
         fused.root = red
         f.type = r.type
         f.attrs = dict(f.attrs, kind="kInput")
-        replace_uses(comp, r, f)
-    topo_sort(comp)
+        rewiring.replace(r, f)
+    if rewiring:
+        rewiring.apply(comp)
+        topo_sort(comp)
 
 
 def is_identity(init, monoid):
@@ -461,66 +626,23 @@ def _int_extreme(code, low):
     return int(info.min if low else info.max)
 
 
-def _position(comp, instr):
-    return comp.instructions.index(instr) if instr in comp.instructions else -1
+def _inputs_of(g):
+    """Instructions read by group g from outside, in the order its members read them
+    (leaves expanded to their operands): the fusion's parameters."""
+    inputs = {}
+    for m in g.members:
+        _reads(m, g.member_ids, inputs, set())
+    return list(inputs.values())
 
 
-def _inputs_of(g, extra=None):
-    """Instructions read by group g from outside (leaves expanded to their operands)."""
-    ids = set(g.member_ids)
-    members = list(g.members)
-    if extra is not None:
-        ids.add(id(extra))
-        members.append(extra)
-    seen, out = set(), []
-
-    def visit(o):
-        if id(o) in ids:
-            return
-        if is_leaf(o.op) and not o.is_tuple:
-            if o.op == "constant" and o.dims == ():
-                return
-            if o.op == "iota":
-                key = ("iota", o.dims, o.attrs["iota_dimension"], o.code)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(o)
-                return
-            if o.op == "broadcast":
-                visit(o.operands[0])
-                return
-        if id(o) not in seen:
-            seen.add(id(o))
-            out.append(o)
-
-    for m in members:
-        for o in m.operands:
-            visit(o)
-    return out
-
-
-def _operand_count(g, extra=None, outputs=None):
-    return len(_inputs_of(g, extra)) + len(outputs if outputs is not None else g.outputs) + \
-        _n_scalar_constants(g, extra)
-
-
-def _n_scalar_constants(g, extra=None):
-    vals = set()
-    for m in list(g.members) + ([extra] if extra is not None else []):
-        for o in m.operands:
-            while o.op == "broadcast":
-                o = o.operands[0]
-            if o.op == "constant" and o.dims == ():
-                vals.add(id(o))
-    return len(vals)
-
-
-def _reaches(start_ids, target_ids, excluded_ids, users, group_of=None):
+def _reaches(start_ids, target_ids, excluded_ids, users, group_of, position, last):
     """Whether a path from instructions start_ids leads to target_ids through at least
     one instruction outside excluded_ids. A path that enters another fusion group leaves
     it from any of its members (once outlined, the group is one instruction whose users
     depend on all of its inputs): merging a and b while a -> c -> b for a third group c
-    would make the cycle ab -> c -> ab."""
+    would make the cycle ab -> c -> ab. Instructions after position ``last`` (the
+    targets' last) cannot lead to a target and are not walked, unless their group
+    starts before it."""
     stack = [(u, False) for s in start_ids for u in users.get(s, ())]
     seen = set()
     groups_seen = set()
@@ -531,6 +653,10 @@ def _reaches(start_ids, target_ids, excluded_ids, users, group_of=None):
             if outside:
                 return True
             continue
+        if position[nid] > last:
+            g = group_of.get(nid)      # a group is left from any member: its first counts
+            if g is None or g.lo > last:
+                continue
         key = (nid, outside or nid not in excluded_ids)
         if key in seen:
             continue
@@ -538,7 +664,7 @@ def _reaches(start_ids, target_ids, excluded_ids, users, group_of=None):
         now_outside = outside or nid not in excluded_ids
         for u in users.get(nid, ()):
             stack.append((u, now_outside))
-        g = group_of.get(nid) if group_of is not None and nid not in excluded_ids else None
+        g = group_of.get(nid) if nid not in excluded_ids else None
         if g is not None and (id(g), now_outside) not in groups_seen:
             groups_seen.add((id(g), now_outside))
             for m in g.members:
@@ -547,40 +673,94 @@ def _reaches(start_ids, target_ids, excluded_ids, users, group_of=None):
     return False
 
 
-def _multi_output(comp, groups, group_of, users, root_outputs):
+def _merge_candidates(a, group_of, users, readers):
+    """The groups a may merge with: the groups reading one of a's outputs (a produces into
+    them) and, within MERGE_WINDOW of a, those reading one of a's inputs (siblings)."""
+    found = {}
+    for o in a.outputs:
+        for u in users[o]:
+            g = group_of.get(id(u))
+            if g is not None:
+                found[id(g)] = g
+    for v in a.inputs.values():
+        positions, instrs = readers(v)
+        first = bisect.bisect_left(positions, a.hi - MERGE_WINDOW)
+        last = bisect.bisect_right(positions, a.lo + MERGE_WINDOW)
+        for u in instrs[first:last]:
+            g = group_of.get(id(u))
+            if g is not None:
+                found[id(g)] = g
+    found.pop(id(a), None)
+    return found.values()
+
+
+class _Readers:
+    """readers(v) -> (positions, instructions): the instructions reading v, directly or
+    through broadcasts, in order (for a bisection by position); computed when asked."""
+
+    def __init__(self, users, position):
+        self.users = users
+        self.position = position
+        self.memo = {}
+
+    def __call__(self, v):
+        hit = self.memo.get(id(v))
+        if hit is None:
+            found = []
+            stack = [v]
+            while stack:
+                x = stack.pop()
+                for u in self.users.get(x, ()):
+                    found.append(u)
+                    if u.op == "broadcast":
+                        stack.append(u)
+            found = sorted({id(u): u for u in found}.values(),
+                           key=lambda u: self.position[id(u)])
+            hit = self.memo[id(v)] = ([self.position[id(u)] for u in found], found, v)
+        return hit[0], hit[1]
+
+
+def _multi_output(comp, groups, group_of, users, root_outputs, position):
     by_id = {id(i): us for i, us in users.items()}
+    readers = _Readers(users, position)
+    rank = {id(g): k for k, g in enumerate(groups)}
+    alive = set(rank)
     merged = True
     while merged:
         merged = False
         for a in list(groups):
-            for b in list(groups):
-                if a is b or a.shape != b.shape or a not in groups or b not in groups:
+            if id(a) not in alive:
+                continue
+            for b in sorted(_merge_candidates(a, group_of, users, readers),
+                            key=lambda g: rank[id(g)]):
+                if id(b) not in alive or a.shape != b.shape or \
+                        max(a.hi, b.hi) - min(a.lo, b.lo) > MERGE_WINDOW or \
+                        len(a.members) + len(b.members) > MAX_FUSION_MEMBERS:
                     continue
                 producer = any(group_of.get(id(u)) is b for o in a.outputs for u in users[o])
-                sibling = not producer and a is not b and \
-                    {id(x) for x in _inputs_of(a)} & {id(x) for x in _inputs_of(b)} and \
-                    not any(group_of.get(id(u)) is a for o in b.outputs for u in users[o])
+                sibling = not producer and \
+                    {id(x) for x in a.inputs.values()} & {id(x) for x in b.inputs.values()} \
+                    and not any(group_of.get(id(u)) is a for o in b.outputs for u in users[o])
                 if not producer and not sibling:
                     continue
                 both = a.member_ids | b.member_ids
                 ids_a = [id(m) for m in a.members]
                 ids_b = [id(m) for m in b.members]
-                if _reaches(ids_a, b.member_ids, both, by_id, group_of) or \
-                        _reaches(ids_b, a.member_ids, both, by_id, group_of):
+                if _reaches(ids_a, b.member_ids, both, by_id, group_of, position, b.hi) or \
+                        _reaches(ids_b, a.member_ids, both, by_id, group_of, position, a.hi):
                     continue
                 outputs = _merged_outputs(a, b, users, group_of, root_outputs)
-                trial = Group(a.members[0])
-                trial.members = a.members + b.members
-                trial.member_ids = set(both)
-                if _operand_count(trial, outputs=outputs) > MAX_FUSION_OPERANDS:
+                n_inputs = len(_merged_inputs(b, a))
+                if n_inputs + len(outputs) + len(a.constants | b.constants) > \
+                        MAX_FUSION_OPERANDS:
                     continue
-                b.members = trial.members
-                b.member_ids = trial.member_ids
-                b.outputs = outputs
+                b.merge(a, outputs)
                 for m in a.members:
                     group_of[id(m)] = b
-                groups.remove(a)
+                alive.discard(id(a))
                 merged = True
+                break
+        groups = [g for g in groups if id(g) in alive]
     return groups
 
 
@@ -594,9 +774,10 @@ def _merged_outputs(a, b, users, group_of, root_outputs):
     return out
 
 
-def _outline(comp, g, users, root_outputs):
+def _outline(comp, g, users, root_outputs, rewiring):
     """Replaces group g's members by one fusion instruction calling a new fused
-    computation; values needed outside come out of it (a tuple when several)."""
+    computation; values needed outside come out of it (a tuple when several). The
+    replacements are recorded in ``rewiring`` (applied once every group is outlined)."""
     module = comp.module
     fused = module.new_computation("fused_computation")
     inputs = _inputs_of(g)
@@ -640,20 +821,14 @@ def _outline(comp, g, users, root_outputs):
         fused.root = t
         ftype = tuple(o.type for o in outs)
     fusion = Instruction("fusion", operands, ftype, {"kind": "kLoop"}, calls=[fused])
-    comp.add(fusion)
-    comp.instructions.remove(fusion)
-    pos = max(_position(comp, m) for m in g.members)
-    comp.instructions.insert(pos + 1, fusion)
+    comp.add(fusion)          # (placed by the topological sort that follows)
     if len(outs) == 1:
-        replace_uses(comp, outs[0], fusion)
+        rewiring.replace(outs[0], fusion)
     else:
         for k, o in enumerate(outs):
             gte = Instruction("get_tuple_element", [fusion], o.type, {"index": k})
             comp.add(gte)
-            comp.instructions.remove(gte)
-            comp.instructions.insert(comp.instructions.index(fusion) + 1 + k, gte)
-            replace_uses(comp, o, gte)
-            gte.operands = [fusion]
+            rewiring.replace(o, gte)
 
 
 # ------------------------------------------------------------------------ driver
@@ -704,37 +879,34 @@ def protect_outputs(comp, called=False):
             comp.add(c)
             o = c
         new.append(o)
-    if comp.root.op == "tuple":
-        comp.root.operands = new
-    else:
-        comp.root = new[0]
-    topo_sort(comp)
+    if any(a is not b for a, b in zip(new, outs)):
+        if comp.root.op == "tuple":
+            comp.root.operands = new
+        else:
+            comp.root = new[0]
+        topo_sort(comp)
 
 
 def _inline_maps(comp):
     """A map of a scalar elementwise computation becomes those elementwise ops over the
     whole operands (so fusion runs it on the fused executor): the computation is walked
-    over the map's operands (Computation.walk), each instruction copied before the map
-    with the map's shape."""
+    over the map's operands (Computation.walk), each instruction added with the map's
+    shape (the topological sort that follows places them)."""
+    rewiring = Rewiring()
     for i in list(comp.instructions):
+        rewiring.rewire(i)
         if i.op != "map":
             continue
 
         def emit(s, ops, i=i):
             if s.op == "constant":
-                return _insert_before(comp, i, Instruction("constant", (), s.type,
-                                                           dict(s.attrs)))
-            ops = [o if o.dims == i.dims else _insert_before(comp, i, Instruction(
+                return comp.add(Instruction("constant", (), s.type, dict(s.attrs)))
+            ops = [o if o.dims == i.dims else comp.add(Instruction(
                 "broadcast", [o], TensorType(o.code, i.dims, None),
                 {"dimensions": ()})) for o in ops]
-            return _insert_before(comp, i, Instruction(
-                s.op, ops, TensorType(s.code, i.dims, None), dict(s.attrs)))
-        replace_uses(comp, i, i.calls[0].walk(i.operands, emit))
-    topo_sort(comp)
-
-
-def _insert_before(comp, anchor, instr):
-    comp.add(instr)
-    comp.instructions.remove(instr)
-    comp.instructions.insert(comp.instructions.index(anchor), instr)
-    return instr
+            return comp.add(Instruction(s.op, ops, TensorType(s.code, i.dims, None),
+                                        dict(s.attrs)))
+        rewiring.replace(i, i.calls[0].walk(i.operands, emit))
+    if rewiring:
+        rewiring.apply(comp)
+        topo_sort(comp)

@@ -19,6 +19,7 @@ computations: a value of an enclosing computation used inside is lifted into an 
 parameter (``captures``), as JAX closes over tracers.
 """
 
+import math
 import operator
 import weakref
 
@@ -88,11 +89,51 @@ class LazyGraph(Computation):
 
     def __init__(self):
         super().__init__("lazy", Module("lazy"))
+        # Python scalars' constants and their broadcasts, shared by every op that reads
+        # them (a loop of x = x + 1 adds one instruction per step): key -> instruction;
+        # emptied when it reaches SCALAR_CACHE_SIZE.
+        self.scalars = {}
+
+    SCALAR_CACHE_SIZE = 1024
+    # A long-running lazy loop is computed whenever a chain of FLUSH_DEPTH instructions
+    # not computed yet forms (evaluate_pending, called when the value is wrapped): the
+    # graph a value depends on stays bounded, the results are the same.
+    FLUSH_DEPTH = 2000
+
+    def scalar_constant(self, value, code):
+        # (type and sign bit in the key: 1 == 1.0 == True and 0.0 == -0.0 are distinct)
+        key = (code, type(value), value,
+               math.copysign(1.0, value.real) if isinstance(value, (float, complex)) else 0,
+               math.copysign(1.0, value.imag) if isinstance(value, complex) else 0)
+        c = self.scalars.get(key)
+        if c is None:
+            if len(self.scalars) >= self.SCALAR_CACHE_SIZE:
+                self.scalars.clear()
+            t = _tensor.scalar_tensor(value, code)
+            c = self.scalars[key] = self.add(Instruction("constant", (), TensorType(code, (), None),
+                                                         {"value": t}))
+        return c
+
+    def scalar_broadcast(self, instr, shape):
+        key = (id(instr), shape)
+        b = self.scalars.get(key)
+        if b is None or b.operands[0] is not instr:
+            if len(self.scalars) >= self.SCALAR_CACHE_SIZE:
+                self.scalars.clear()
+            b = self.scalars[key] = self.add(Instruction(
+                "broadcast", [instr], TensorType(instr.code, shape, None),
+                {"dimensions": ()}))
+        return b
 
     def add(self, instr):
         instr.computation = self
         if instr.name is None:
             instr.name = self.module.unique_name(hlo_opcode(instr.op))
+        depth = 0
+        for o in instr.operands:
+            if o.value is None and o.depth > depth:
+                depth = o.depth
+        instr.depth = depth + 1
         return instr
 
 
@@ -121,10 +162,15 @@ def before_write(tensor):
     """Called before a tensor is written in place: pending lazy values read their leaves
     when computed, so they are computed now, seeing the tensor as it was (eager order)."""
     if STATE.pending:
-        pending = [t for t in list(STATE.pending.values()) if t.instr.value is None]
-        STATE.pending.clear()
-        if pending:
-            api.lazy_evaluate(pending)
+        evaluate_pending()
+
+
+def evaluate_pending():
+    """Computes every lazy value still referenced and not computed yet (one module)."""
+    pending = [t for t in list(STATE.pending.values()) if t.instr.value is None]
+    STATE.pending.clear()
+    if pending:
+        api.lazy_evaluate(pending)
 
 
 def lazy_graph():
@@ -186,6 +232,8 @@ def _constant(comp, value, code=None):
     """A constant instruction holding a Tensor or a Python scalar (converted to ``code``)."""
     if isinstance(value, Tensor):
         return comp.add(Instruction("constant", (), _type_of_tensor(value), {"value": value}))
+    if comp.kind == "lazy":
+        return comp.scalar_constant(value, code)
     t = _tensor.scalar_tensor(value, code)
     return comp.add(Instruction("constant", (), TensorType(code, (), None), {"value": t}))
 
@@ -212,6 +260,8 @@ def broadcast_to_shape(comp, instr, shape):
     with dimensions mapping operand dims onto result dims; size-1 dims stretch)."""
     if tuple(instr.dims) == tuple(shape):
         return instr
+    if not instr.dims and instr.op == "constant" and comp.kind == "lazy":
+        return comp.scalar_broadcast(instr, tuple(shape))
     off = len(shape) - len(instr.dims)
     dims = tuple(range(off, len(shape)))
     return comp.add(Instruction("broadcast", [instr], TensorType(instr.code, tuple(shape), None),
@@ -265,6 +315,8 @@ class Traced:
         self.instr = instr
         if instr.value is None and instr.computation.kind == "lazy":
             STATE.pending[id(self)] = self
+            if instr.depth >= LazyGraph.FLUSH_DEPTH:
+                evaluate_pending()
 
     # ---------------------------------------------------------------- attributes
     @property

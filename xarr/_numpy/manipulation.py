@@ -219,6 +219,10 @@ def split_at(x, axis, at):
 
 
 def tile(x, reps):
+    """NumPy's tile: ``x`` repeated reps[i] times along dim i (reps and x.shape aligned on
+    the right, the shorter padded with ones); always a new tensor. One broadcast view and
+    one copy: tile(x of shape (2, 3), (4, 5)) views x as (1, 2, 1, 3), broadcasts it to
+    (4, 2, 5, 3) and copies that into the result of shape (8, 15)."""
     x = _arr(x)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     reps = tuple(operator.index(r) for r in reps)
@@ -226,11 +230,15 @@ def tile(x, reps):
         raise ValueError(f"xa.tile: negative repetitions {reps}")
     n = max(len(reps), x.ndim)
     reps = (1,) * (n - len(reps)) + reps
-    x = x.reshape((1,) * (n - x.ndim) + tuple(x.shape))
-    for a, r in enumerate(reps):
-        if r != 1:
-            x = concatenate([x] * r, a) if r > 0 else _empty_along(x, a)
-    return x
+    shape = (1,) * (n - x.ndim) + tuple(x.shape)
+    result = tuple(r * d for r, d in zip(reps, shape))
+    _tensor.check_alloc(result, CODE_OF[x.dtype])
+    pairs = tuple(v for d in shape for v in (1, d))
+    target = tuple(v for r, d in zip(reps, shape) for v in (r, d))
+    if all(r == 1 for r in reps):
+        return x.reshape(shape).copy()
+    view = S.broadcast_in_dim(x.reshape(pairs), target, tuple(range(2 * n)))
+    return view.reshape(result)      # (a stride-0 dim of size > 1 is merged: a copy)
 
 
 def _empty_along(x, a):

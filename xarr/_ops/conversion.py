@@ -109,6 +109,8 @@ tensor = array
 
 def from_dlpack(x, *, device=None, copy=None):
     """A Tensor sharing the memory of a DLPack producer (NumPy, PyTorch, JAX ...)."""
+    if device not in (None, "cpu"):
+        raise ValueError(f"from_dlpack: xarr tensors live on the 'cpu' device, not {device!r}")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
     if hasattr(x, "__dlpack_device__"):

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xarr import _tensor
-from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_int
+from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_scalar
 from xarr._ops import layout as _layout
 from xarr._ops.conversion import asarray
 from xarr._ops.structural import iota
@@ -61,7 +61,7 @@ def full(shape, fill_value, dtype=None, *, layout=None, device=None):
     else:
         if isinstance(fill_value, np.generic):
             fill_value = fill_value.item()
-        check_python_int("full", fill_value, dt)
+        check_python_scalar("full", fill_value, dt)
         if t.size:
             _tensor.fill(t, fill_value)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))

@@ -329,6 +329,9 @@ def lax_round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 def convert_element_type(operand, new_dtype):
     """lax.convert_element_type: float -> int truncates toward zero and saturates
     (NaN -> 0); x -> pred is x != 0; complex -> real drops the imaginary part (SPEC.md)."""
+    if new_dtype is None:
+        raise TypeError("lax.convert_element_type: new_dtype must be a dtype, got None (lax "
+                        "has no default type)")
     if not isinstance(operand, (Tensor, Traced)):
         operand = asarray(operand)
     return operand.astype(as_dtype(new_dtype))

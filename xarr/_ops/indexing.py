@@ -32,7 +32,7 @@ from xarr._axes import normalize_axis
 from xarr._bindings.indexing import (indexed_shape, mask_put, mask_select, nonzero_of,
                                      put_indexed, take_indexed)
 from xarr._dispatch import register
-from xarr._dtypes import CODE_OF, DTYPES, KINDS, check_python_int
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, check_python_scalar, warn_complex_to_real
 from xarr._graph import trace as _trace
 from xarr._graph.ir import TensorType
 from xarr._graph.trace import Traced, recorder
@@ -466,12 +466,14 @@ def setitem(target, key, value):
     view = _tensor.basic_getitem(target, key)
     if not isinstance(value, Tensor):
         if isinstance(value, _PY_SCALARS):
-            check_python_int("setitem", value, view.dtype)
+            check_python_scalar("setitem", value, view.dtype)
             if view.size:
                 _tensor.fill(view, value)
             return
         value = asarray(value)
     value = _tensor.strided(value)
+    if KINDS[CODE_OF[value.dtype]] == "c" and KINDS[CODE_OF[view.dtype]] != "c":
+        warn_complex_to_real("setitem")
     vshape = value.shape
     while len(vshape) > view.ndim and vshape[0] == 1:
         vshape = vshape[1:]
@@ -511,11 +513,13 @@ def _setitem_advanced(target, key, value):
     view = _tensor.basic_getitem(target, plan.basic)
     code = CODE_OF[target.dtype]
     if isinstance(value, _PY_SCALARS):
-        check_python_int("setitem", value, target.dtype)
+        check_python_scalar("setitem", value, target.dtype)
         val = _tensor.scalar_tensor(value, code)
     else:
         val = value if isinstance(value, Tensor) else asarray(value)
         val = _tensor.strided(val)
+        if KINDS[CODE_OF[val.dtype]] == "c" and KINDS[code] != "c":
+            warn_complex_to_real("setitem")
         if CODE_OF[val.dtype] != code or _tensor.shares_buffer(val, target):
             cast = _tensor.empty(val.shape, code)
             if cast.size:

@@ -12,6 +12,8 @@ Python decides the plan here; the copies are C++ (``_core.copy_strided``: cache-
 SIMD transpose; ``_core.copy_tiled``).
 """
 
+import operator
+
 import numpy as np
 
 from xarr import _core
@@ -44,10 +46,16 @@ def as_layout(layout, rank, op="relayout"):
 
 
 def _checked_shape(t, layout, op):
+    """The Shape of t in ``layout``; ValueError naming the layout when its storage (padding
+    and tiles included) does not fit in 2**62 elements."""
     try:
-        return Shape(XLA_NAMES[CODE_OF[t.dtype]], t.shape, layout)
+        shape = Shape(XLA_NAMES[CODE_OF[t.dtype]], t.shape, layout)
     except (ValueError, TypeError) as e:
         raise type(e)(f"{op}: {e}") from None
+    if shape.storage_elements >= 1 << 62:
+        raise ValueError(f"{op}: layout {layout} of shape {t.shape} needs "
+                         f"{shape.storage_elements} elements of storage (at most 2**62)")
+    return shape
 
 
 def is_dense(t):
@@ -179,9 +187,13 @@ def reshape_shape(old_shape, shape, op="reshape"):
     """The shape rule of a row-major reshape: ``shape`` with its one -1 resolved; raises
     ValueError naming both shapes when the sizes differ.
     ``reshape_shape((2, 6), (3, -1)) == (3, 4)``."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(d) for d in shape)
+    try:
+        shape = (operator.index(shape),)
+    except TypeError:
+        try:
+            shape = tuple(operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"{op}: the new shape must be integers, got {shape!r}") from None
     size = 1
     for d in old_shape:
         size *= d

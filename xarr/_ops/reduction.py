@@ -295,8 +295,13 @@ def arg_reduce(kernel, operand, axis, index_dtype, name):
     if x.shape[axis] == 0:
         raise ValueError(f"lax.{name}: cannot take the {name} of an empty axis {axis} "
                          f"(shape {tuple(x.shape)})")
-    r = S.apply("arg_reduce", [x], axis=axis, kernel=kernel)
     dt = as_dtype(index_dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"lax.{name}: index_dtype must be an integer type, got {dt}")
+    if x.shape[axis] - 1 > np.iinfo(dt).max:
+        raise ValueError(f"lax.{name}: index_dtype {dt} cannot hold the indices of axis "
+                         f"{axis} of size {x.shape[axis]} (at most {np.iinfo(dt).max})")
+    r = S.apply("arg_reduce", [x], axis=axis, kernel=kernel)
     return r if r.dtype == dt else r.astype(dt)
 
 

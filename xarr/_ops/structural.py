@@ -697,9 +697,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     rec = recorder([operand])
     if rec is not None:
         return _trace.broadcast_in_dim(rec, operand, shape, bd)
+    return broadcast_view(operand, shape, bd)
+
+
+def broadcast_view(operand, shape, broadcast_dimensions):
+    """BroadcastInDim of a concrete tensor, arguments already checked: a read-only view
+    with stride 0 along the broadcast dims (also the graph executor's broadcast step)."""
     src = _tensor.strided(operand)
     strides = [0] * len(shape)
-    for i, d in enumerate(bd):
+    for i, d in enumerate(broadcast_dimensions):
         if src.shape[i] == shape[d]:
             strides[d] = src.strides[i]
     return _tensor.as_strided_view(src, shape, strides, 0, True)

@@ -24,6 +24,7 @@
 // xarr::vmath in the vector tables).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -125,11 +126,33 @@ struct Sign {
 // NumPy's sign (xa.sign): Sign, except that a float zero of either sign gives +0.0
 // (np.sign(-0.0) is 0.0; XLA's sign keeps -0.0). Adding +0.0 maps -0.0 to +0.0 and leaves
 // +-1 and NaN alone. Example: sign_np(-0.0f) = +0.0f, sign_np(-3.5f) = -1.0f.
+// Complex: z / |z| with NumPy's special values: an infinite part gives the unit of its
+// sign on that axis (inf+1j -> 1+0j, nan-infj -> -1j), both infinite or a NaN part gives
+// nan+nanj, zero gives 0j, and a finite z whose |z| overflows is scaled first.
 struct SignNumpy {
   template <class C> static constexpr bool ok = kNum<C>;
   template <class C> static C f(C x) {
-    if constexpr (kComplex<C> || kInt<C>) return Sign::f(x);
-    else return Sign::f(x) + C(0);
+    if constexpr (kComplex<C>) {
+      using R = typename C::value_type;
+      const R re = x.real(), im = x.imag();
+      const R nan = std::numeric_limits<R>::quiet_NaN();
+      if (std::isinf(re)) return std::isinf(im) ? C(nan, nan) : C(std::copysign(R(1), re), 0);
+      if (std::isinf(im)) return C(0, std::copysign(R(1), im));
+      if (re != re || im != im) return C(nan, nan);
+      if (re == 0 && im == 0) return C(0, 0);
+      R a = XARR_MATH::cabs(x);
+      if (std::isinf(a)) {
+        const R m = std::max(std::fabs(re), std::fabs(im));
+        const C y(re / m, im / m);
+        a = XARR_MATH::cabs(y);
+        return C(y.real() / a, y.imag() / a);
+      }
+      return C(re / a, im / a);
+    } else if constexpr (kInt<C>) {
+      return Sign::f(x);
+    } else {
+      return Sign::f(x) + C(0);
+    }
   }
 };
 struct Not {
@@ -176,7 +199,9 @@ struct Round {
 XARR_FC_UNARY(Exp, XARR_MATH::exp(x), std::exp(x), true)
 XARR_FC_UNARY(Expm1, XARR_MATH::expm1(x), std::exp(x) - C(1), true)
 XARR_FC_UNARY(Log, XARR_MATH::log(x), std::log(x), true)
-XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(1) + x), true)
+// (complex: 1 + x keeps x's imaginary part as it is, so -0.0 stays -0.0 and the result's
+// imaginary part is -pi on the branch cut: log1p(-1e16 - 0j) = 36.8 - 3.14j)
+XARR_FC_UNARY(Log1p, XARR_MATH::log1p(x), std::log(C(x.real() + 1, x.imag())), true)
 XARR_FC_UNARY(Logistic, XARR_MATH::logistic(x), C(1) / (C(1) + std::exp(-x)), true)
 XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x), true)
 // sin/cos/tan also give contiguous float/double loops an array entry point (`array`), so
@@ -484,12 +509,24 @@ template <class C> inline C int_pow(C base, C exp) {
   }
   return static_cast<C>(result);
 }
+// Complex a**b with NumPy's (and jax's) zero cases: a**0 = 1 for every a (0**0 included),
+// 0**b = 0 for a real b > 0, other powers of zero nan+nanj; else std::pow.
+template <class C> inline C complex_pow(C a, C b) {
+  using R = typename C::value_type;
+  if (b.real() == 0 && b.imag() == 0) return C(1, 0);
+  if (a.real() == 0 && a.imag() == 0) {
+    if (b.imag() == 0 && b.real() > 0) return C(0, 0);
+    const R nan = std::numeric_limits<R>::quiet_NaN();
+    return C(nan, nan);
+  }
+  return std::pow(a, b);
+}
 struct Pow {
   template <class C> static constexpr bool ok = kNum<C>;
   static constexpr bool expensive = true;
   template <class C> static C f(C a, C b) {
     if constexpr (kInt<C>) return int_pow(a, b);
-    else if constexpr (kComplex<C>) return std::pow(a, b);
+    else if constexpr (kComplex<C>) return complex_pow(a, b);
     else return XARR_MATH::pow(a, b);
   }
 };

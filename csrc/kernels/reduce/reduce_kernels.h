@@ -367,7 +367,16 @@ template <class T, class F> struct Kern {
     for (int64_t j = 0; j < n; ++j) pa[j] = F::f(pa[j], pb[j]);
   }
 
+  // The lanes' results, combined in a halving tree; a real product goes lane by lane,
+  // left to right, so a reduction of at most L elements (one per lane, in order)
+  // multiplies as NumPy does: prod([1.8e308, -7.2e-178, -4.7e16]) = (a * b) * c =
+  // 6.0e147, where the tree's a * c would overflow to inf.
   static A fold_lanes(H* l) {
+    if constexpr (std::is_same_v<F, FProd> && !kCS) {
+      H acc = l[0];
+      for (int j = 1; j < L; ++j) acc = F::f(acc, l[j]);
+      return acc;
+    }
     for (int w = L / 2; w >= kPer; w /= 2)
       for (int j = 0; j < w; ++j) l[j] = F::f(l[j], l[j + w]);
     if constexpr (kCS) return A(l[0], l[1]);

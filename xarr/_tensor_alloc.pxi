@@ -1,0 +1,168 @@
+# Allocation: new dense tensors and the checks before them, included by xarr/_tensor.pyx.
+# Sizes are computed without overflow (checked_nbytes); a tensor that cannot be allocated
+# raises MemoryError naming its shape, dtype and bytes (alloc_error).
+
+
+cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, bint zero):
+    """A new dense tensor; ``m2m`` (minor_to_major) None means row-major."""
+    cdef Tensor t = Tensor.__new__(Tensor)
+    cdef int i, d
+    cdef int64_t size = 1, stride = dtype_itemsize(dtype), nbytes
+    if ndim > kMaxDims:
+        raise ValueError(f"xarr supports at most {kMaxDims} dims, got {ndim}")
+    for i in range(ndim):
+        if dims[i] < 0:
+            raise ValueError(f"negative dimension {dims[i]} in shape "
+                             f"{tuple([dims[j] for j in range(ndim)])}")
+        t._dims[i] = dims[i]
+    nbytes = checked_nbytes(ndim, dims, dtype_itemsize(dtype), dtype)
+    t._alloc = aligned_alloc64(nbytes)
+    if t._alloc == NULL:
+        raise alloc_error(ndim, dims, dtype)
+    if zero:
+        memset(t._alloc, 0, nbytes)
+    t._data = <char*>t._alloc
+    t._buf = t._data
+    t._buf_nbytes = nbytes
+    t._dtype = dtype
+    t._flags = F_WRITEABLE
+    if m2m is None:
+        for i in range(ndim - 1, -1, -1):
+            t._strides[i] = stride
+            stride *= dims[i] if dims[i] > 0 else 1
+    else:
+        for d in m2m:
+            t._strides[d] = stride
+            stride *= dims[d] if dims[d] > 0 else 1
+    finish_view(t, ndim)
+    return t
+
+
+cdef int64_t checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize,
+                            int dtype) except -1:
+    """prod(dims) * itemsize, computed without overflow; MemoryError (alloc_error) beyond
+    2**60 bytes, which no machine has."""
+    cdef int i
+    cdef int64_t n = itemsize
+    cdef int64_t limit = (<int64_t>1) << 60
+    for i in range(ndim):
+        if dims[i] == 0:
+            return 0
+    for i in range(ndim):
+        if dims[i] > limit // n:
+            raise alloc_error(ndim, dims, dtype)
+        n *= dims[i]
+    return n
+
+
+cdef object alloc_error(int ndim, const int64_t* dims, int dtype):
+    return _alloc_error(tuple([dims[i] for i in range(ndim)]), dtype)
+
+
+def _alloc_error(shape, int dtype):
+    """The MemoryError for a tensor that cannot be allocated, naming its shape, dtype and
+    size: "cannot allocate a tensor of shape (1152921504606846976,) and dtype float64:
+    9223372036854775808 bytes (8 EiB)"."""
+    nbytes = int(dtype_itemsize(dtype))
+    for d in shape:
+        nbytes *= d
+    return MemoryError(f"cannot allocate a tensor of shape {tuple(shape)} and dtype "
+                       f"{_DTYPE_OBJ[dtype]}: {nbytes} bytes "
+                       f"({_human_bytes(nbytes)})")
+
+
+def check_alloc(shape, int dtype):
+    """Raises alloc_error's MemoryError when a tensor of ``shape`` and dtype code ``dtype``
+    needs more than 2**60 bytes (for frontends that build a result's shape from factors
+    whose product may overflow int64, such as xa.tile)."""
+    nbytes = int(dtype_itemsize(dtype))
+    for d in shape:
+        nbytes *= d
+    if nbytes > (1 << 60):
+        raise _alloc_error(shape, dtype)
+
+
+def _physical_memory():
+    """Bytes of RAM (2**62 where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return 1 << 62
+
+
+def _human_bytes(n):
+    """1536 -> '1.5 KiB'; 2**63 -> '8 EiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+
+
+cdef inline Tensor _alloc_like_shape(int dtype, Tensor like):
+    cdef Tensor t = Tensor.__new__(Tensor)
+    cdef int i
+    cdef int n = like._ndim
+    cdef int64_t stride = dtype_itemsize(dtype)
+    cdef int64_t nbytes = checked_nbytes(like._ndim, like._dims, dtype_itemsize(dtype),
+                                         dtype)
+    t._alloc = aligned_alloc64(nbytes)
+    if t._alloc == NULL:
+        raise alloc_error(like._ndim, like._dims, dtype)
+    t._data = <char*>t._alloc
+    t._buf = t._data
+    t._buf_nbytes = nbytes
+    t._dtype = dtype
+    t._flags = F_WRITEABLE | F_C_CONTIG
+    t._ndim = n
+    t._size = like._size
+    for i in range(n - 1, -1, -1):
+        t._dims[i] = like._dims[i]
+        t._strides[i] = stride
+        stride *= like._dims[i]
+    t._shape = like._shape
+    return t
+
+
+cdef int fill_dims(object shape, int64_t* dims) except -1:
+    cdef int n = len(shape), i
+    if n > kMaxDims:
+        raise ValueError(f"xarr supports at most {kMaxDims} dims, got {n}")
+    for i in range(n):
+        dims[i] = shape[i]
+    return n
+
+
+def empty(shape, int dtype, m2m=None, bint zero=False):
+    """A new dense tensor of dtype code ``dtype`` with minor_to_major ``m2m`` (None: row
+    major). Internal: the frontend validates arguments first."""
+    cdef int64_t dims[kMaxDims]
+    cdef int n = fill_dims(shape, dims)
+    return alloc_tensor(dtype, n, dims, m2m, zero)
+
+
+def empty_buffer(shape, int dtype, int64_t nelems, layout):
+    """A tensor of logical ``shape`` whose buffer holds ``nelems`` elements laid out as the
+    padded/tiled ``layout`` (strides are filled in by the caller via set_view for padded
+    layouts; tiled tensors keep F_TILED)."""
+    cdef int64_t dims[kMaxDims]
+    cdef int n = fill_dims(shape, dims)
+    cdef Tensor t = Tensor.__new__(Tensor)
+    cdef int64_t one = 1
+    checked_nbytes(n, dims, dtype_itemsize(dtype), dtype)
+    cdef int64_t nbytes = checked_nbytes(1, &nelems, dtype_itemsize(dtype), dtype)
+    t._alloc = aligned_alloc64(nbytes)
+    if t._alloc == NULL:
+        raise alloc_error(1, &nelems, dtype)
+    memset(t._alloc, 0, nbytes)
+    t._data = <char*>t._alloc
+    t._buf = t._data
+    t._buf_nbytes = nbytes
+    t._dtype = dtype
+    t._flags = F_WRITEABLE
+    for i in range(n):
+        t._dims[i] = dims[i]
+        t._strides[i] = 0
+    finish_view(t, n)
+    t._flags &= ~F_C_CONTIG
+    t._layout = layout
+    return t
