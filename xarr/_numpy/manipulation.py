@@ -60,6 +60,9 @@ def squeeze(x, axis=None):
     x = _arr(x)
     if axis is None:
         dims = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    elif x.ndim == 0 and not isinstance(axis, (tuple, list)) and \
+            operator.index(axis) in (0, -1):
+        dims = ()           # NumPy takes axis 0 / -1 of a 0-d array
     else:
         dims = normalize_axes(axis, x.ndim, "squeeze")
         for d in dims:
@@ -190,23 +193,27 @@ def roll(x, shift, axis=None):
     x = _arr(x)
     if axis is None:
         return roll(ravel(x), shift, 0).reshape(x.shape)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    if len(shifts) == 1 and len(axes) > 1:
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    # NumPy broadcasts shift against axis: roll(x, 1, (0, 1)), roll(x, (1, 2), 0)
+    if len(shifts) == 1:
         shifts = shifts * len(axes)
+    elif len(axes) == 1:
+        axes = axes * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError(f"xa.roll: shift {shift} and axis {axis} must have the same length")
+    out = x
     for s, a in zip(shifts, axes):
         a = normalize_axis(a, x.ndim, "roll")
-        n = x.shape[a]
+        n = out.shape[a]
         if n == 0:
             continue
         s = operator.index(s) % n
         if s == 0:
             continue
-        head = split_at(x, a, n - s)
-        x = S.concatenate([head[1], head[0]], a)
-    return x
+        head = split_at(out, a, n - s)
+        out = S.concatenate([head[1], head[0]], a)
+    return out if out is not x else x.copy()      # always a new tensor, as NumPy's
 
 
 def split_at(x, axis, at):

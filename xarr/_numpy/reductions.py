@@ -8,6 +8,8 @@ Eager tensors skip lax.reduce's tracing machinery (``_np_reduce``).
 
 import builtins
 
+import operator
+
 import numpy as np
 
 from xarr import _tensor
@@ -30,6 +32,9 @@ from xarr._tensor import Tensor
 def _np_axes(axis, ndim, fn):
     if axis is None:
         return tuple(range(ndim))
+    if ndim == 0 and fn not in ("mean", "var") and not isinstance(axis, (tuple, list)) \
+            and operator.index(axis) in (0, -1):
+        return ()      # NumPy's ufunc reductions take axis 0 / -1 of a 0-d array
     return tuple(sorted(normalize_axes(axis, ndim, fn)))
 
 
@@ -239,6 +244,8 @@ def _arg_np(kernel, fn, x, axis, keepdims):
     if axis is None:
         r = arg_reduce(kernel, x.reshape((x.size,)), 0, np.int64, fn)
         return r.reshape((1,) * x.ndim) if keepdims else r
+    if x.ndim == 0:                 # NumPy: a 0-d array counts as 1-d here
+        return _arg_np(kernel, fn, x.reshape((1,)), axis, False)
     a = normalize_axis(axis, x.ndim, fn)
     r = arg_reduce(kernel, x, a, np.int64, fn)
     return _keep(r, x.shape, (a,), keepdims)
@@ -302,9 +309,9 @@ def cumprod(x, axis=None, dtype=None):
 
 def _np_cum(op, x, axis, dtype):
     x = as_operand(x)
-    if axis is None:
+    if axis is None or x.ndim == 0:     # (NumPy: a 0-d array counts as 1-d)
         x = x.reshape((x.size,))
-        axis = 0
+        axis = 0 if axis is None else axis
     a = normalize_axis(axis, x.ndim, "cumsum" if op == "add" else "cumprod")
     dt = as_dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
     if x.dtype != dt:

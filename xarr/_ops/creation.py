@@ -119,15 +119,27 @@ def arange(start, stop=None, step=1, dtype=None, *, layout=None, device=None):
     n = max(0, math.ceil((stop - start) / step))
     dt = as_dtype(dtype) if dtype is not None else \
         as_dtype(np.result_type(np.asarray(start), np.asarray(stop), np.asarray(step)))
-    # The values come from the iota kernel semantics: start + i * step, computed in f64 or
-    # exact integers, then converted.
+    if dt == np.bool_ and n > 2:
+        raise TypeError(f"arange: booleans are supported only when the result has at most "
+                        f"length 2 (NumPy's rule), got length {n}")
     if dt.kind in "iu" and all(isinstance(v, (int, np.integer)) for v in (start, step)):
+        # exact integers: start + i * step
         idx = iota(np.dtype(np.int64), n)
         vals = idx * int(step) + int(start) if n else idx
+        out = vals.astype(dt) if vals.dtype != dt else vals
+    elif dt.kind in "iuf" and dt.itemsize <= 8:
+        # NumPy's fill: the first two values converted to dtype, then a[0] + i * delta in
+        # the dtype with delta = a[1] - a[0] (arange(0, 2, 0.5, dtype=int32) is all 0s;
+        # arange(0.1, 1, 0.2) steps by (0.1 + 0.2) - 0.1)
+        with np.errstate(all="ignore"):
+            a0 = np.asarray(start).astype(dt)[()]
+            delta = (np.asarray(start + step).astype(dt) - a0)[()]
+        idx = iota(dt, n)
+        out = idx * delta + a0 if n > 1 else (idx * 0 + a0 if n else idx)
     else:
         idx = iota(np.dtype(np.float64), n)
         vals = idx * float(step) + float(start) if n else idx
-    out = vals.astype(dt) if vals.dtype != dt else vals
+        out = vals.astype(dt) if vals.dtype != dt else vals
     return out if layout is None else _layout.relayout(out, _layout.as_layout(layout, 1))
 
 

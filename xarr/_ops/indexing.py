@@ -581,7 +581,7 @@ def _as_mask(fn, x):
     x = _data_dependent(fn, x)
     x = asarray(x) if not isinstance(x, Tensor) else x
     if CODE_OF[x.dtype] != _PRED:
-        x = numpy_apply("not_equal", x, 0)
+        x = _data_dependent(fn, numpy_apply("not_equal", x, 0))   # (recorded under lazy)
     return _tensor.strided(x)
 
 
@@ -630,6 +630,10 @@ def take(x, indices, axis=None, out=None, mode="raise"):
             raise TypeError(f"xa.take: indices must be integers, got {indices.dtype}")
     if isinstance(indices, Tensor) and indices.ndim == 0:
         indices = int(indices.item())
+    if any(d == 0 for d in x.shape[:a]):
+        # no outer position: NumPy's take checks no index then (x[:, [0]] would raise)
+        ishape = () if isinstance(indices, (int, np.integer)) else tuple(indices.shape)
+        return _tensor.empty(x.shape[:a] + ishape + x.shape[a + 1:], CODE_OF[x.dtype])
     key = (slice(None),) * a + (indices,)
     res = getitem(x, key)
     if isinstance(indices, (int, np.integer)) and isinstance(res, Tensor):

@@ -78,9 +78,18 @@ struct FProd {
   template <class A> static A id() { return A(1); }
   template <class A> static A empty() { return A(1); }
   template <class X> static X f(X a, X b) {
-    if constexpr (std::is_integral_v<X> && sizeof(X) < sizeof(unsigned))
+    if constexpr (std::is_integral_v<X> && sizeof(X) < sizeof(unsigned)) {
       return static_cast<X>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
-    else return a * b;
+    } else if constexpr (IsCplx<X>::value) {
+      // The identity lanes start from must not touch a value: (1 + 0j) * (2 + inf j) is
+      // nan + inf j by the product formula (0 * inf), while NumPy, which starts from the
+      // first element, keeps 2 + inf j. Complex products run on the reference kernel only.
+      if (a == X(1)) return b;
+      if (b == X(1)) return a;
+      return a * b;
+    } else {
+      return a * b;
+    }
   }
   template <class X> static X fv(X a, X b) { return a * b; }
 };
