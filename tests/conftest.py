@@ -38,6 +38,12 @@ settings.load_profile("xarr")
 
 # ------------------------------------------------------------------------------ dtypes
 BF16 = np.dtype(ml_dtypes.bfloat16)
+# The suite runs under AddressSanitizer (README, "Developing") with libasan preloaded;
+# tests that measure time ratios or resident memory then measure the sanitizer instead.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+not_under_asan = pytest.mark.skipif(
+    UNDER_ASAN, reason="measures time or resident memory, which the sanitizer changes")
+
 BOOL = [xa.bool_]
 SIGNED = [xa.int8, xa.int16, xa.int32, xa.int64]
 UNSIGNED = [xa.uint8, xa.uint16, xa.uint32, xa.uint64]

@@ -530,7 +530,7 @@ cdef int finish_view(Tensor t, int ndim) except -1:
     """Sets ndim, size, the shape tuple and the C-contiguous flag from dims/strides.
     ValueError when the element count does not fit in int64 (a broadcast view of shape
     (2**32, 2**32) would wrap to size 0 and fool every size-based check after it)."""
-    cdef int i
+    cdef int i, j
     cdef int64_t size = 1, expect = dtype_itemsize(t._dtype)
     cdef int64_t big = 0x7fffffffffffffff
     cdef bint c = True
@@ -549,8 +549,17 @@ cdef int finish_view(Tensor t, int ndim) except -1:
                                  f" is too big: more than 2**63 - 1 elements")
             size *= t._dims[i]
     for i in range(ndim - 1, -1, -1):
+        if size == 0:
+            break
         if t._dims[i] != 1 and t._strides[i] != expect:
             c = False
+            break
+        if t._dims[i] > big // expect:
+            # more bytes than int64 holds (a broadcast view): no outer stride can match
+            for j in range(i):
+                if t._dims[j] != 1:
+                    c = False
+            break
         expect *= t._dims[i]
     t._size = size
     t._shape = tuple([t._dims[i] for i in range(ndim)])

@@ -14,7 +14,7 @@ cdef bint _weak_scalar_fits(int dtype, object b):
     OverflowError otherwise; the frontend does that). Bool tensors and other scalars
     take the frontend's rules (bool + int is int64)."""
     cdef char k = dtype_kind(dtype)
-    cdef int bits
+    cdef object bits            # a Python int: 1 << 63 must not overflow a C int
     cdef double v, fmax
     if type(b) is float or type(b) is int:
         if k == b'f'[0] or k == b'c'[0]:

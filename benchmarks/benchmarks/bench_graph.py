@@ -91,3 +91,47 @@ class Overhead:
 
     def time_trace_compile_chain20(self):
         xa.jit(lambda x: chain20(x, xa)).lower(self.x).compile()
+
+
+def _lazy_loop(n, step=1.0, flush_depth=None):
+    """b = b + step, n times under xa.lazy(), then materialized (issue 11's time-stepping
+    loop); flush_depth replaces LazyGraph.FLUSH_DEPTH for the call."""
+    from xarr._graph.trace import LazyGraph
+    old = LazyGraph.FLUSH_DEPTH
+    if flush_depth is not None:
+        LazyGraph.FLUSH_DEPTH = flush_depth
+    try:
+        b = xa.ones((4,))
+        with xa.lazy():
+            for _ in range(n):
+                b = b + step
+            return np.asarray(b)
+    finally:
+        LazyGraph.FLUSH_DEPTH = old
+
+
+class LazyScale:
+    """Lazy graphs at scale: a 10^5-step loop (automatic flushes), and one 10^5-node
+    graph materialized at once; track_growth_8x is the time of 8x the nodes over the
+    time of 1x (linear: 8; the target is <= 12)."""
+    timeout = 300
+
+    def time_loop_1e5_steps(self):
+        _lazy_loop(100_000)
+
+    def time_materialize_1e5_nodes(self):
+        _lazy_loop(100_000, flush_depth=10**9)
+
+    def track_growth_8x(self):
+        import time
+
+        def best(n):
+            out = []
+            for k in range(3):
+                t = time.perf_counter()
+                _lazy_loop(n, 1.0 + k, flush_depth=10**9)
+                out.append(time.perf_counter() - t)
+            return min(out)
+        return best(24_000) / best(3_000)
+
+    track_growth_8x.unit = "x time"

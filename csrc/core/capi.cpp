@@ -20,10 +20,12 @@ constexpr size_t kLargeBlock = size_t{1} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
 
 // Rounded allocation size: 64 B granularity for small blocks, 2 MiB for large ones.
+// (64 B rounding comes first: 1048560 bytes round to 1 MiB, a large block, so 2 MiB;
+// aligned_alloc needs a size that is a multiple of the alignment.)
 size_t rounded_size(int64_t nbytes) {
-  size_t n = static_cast<size_t>(nbytes < 64 ? 64 : nbytes);
+  size_t n = (static_cast<size_t>(nbytes < 64 ? 64 : nbytes) + 63) / 64 * 64;
   if (n >= kLargeBlock) return (n + kHugePage - 1) / kHugePage * kHugePage;
-  return (n + 63) / 64 * 64;
+  return n;
 }
 
 struct BlockCache {

@@ -65,55 +65,60 @@ def _compute(pending):
     clone = {}
     leaf_param = {}
     args = []
-    stack = list(pending)
+    # Depth-first post-order from the pending values, operands in order, computed values
+    # as leaves: with the parameters first, the order passes.topo_sort gives (so the
+    # optimizer need not sort again: ``pruned``).
     order = []
     seen = set()
-    while stack:                       # iterative post-order over operands
-        node = stack[-1]
-        if id(node) in seen:
-            stack.pop()
+    for start in pending:
+        if id(start) in seen:
             continue
-        todo = [o for o in node.operands if id(o) not in seen and o.value is None]
-        if node.value is None and todo:
-            stack.extend(todo)
-            continue
-        stack.pop()
-        seen.add(id(node))
-        order.append(node)
-    def leaf(node):
-        """The parameter of a computed value (one per tensor, however many nodes hold it)."""
-        key = id(node.value)
-        p = leaf_param.get(key)
-        if p is None:
-            p = comp.add_parameter(_leaf_type(node), name=f"p{len(args)}")
-            leaf_param[key] = p
-            args.append(node.value)
-        clone[id(node)] = p
-        return p
+        seen.add(id(start))
+        path, operands = [start], [iter(start.operands)]
+        while path:
+            for o in operands[-1]:
+                if id(o) not in seen:
+                    seen.add(id(o))
+                    path.append(o)
+                    operands.append(iter(o.operands if o.value is None else ()))
+                    break
+            else:
+                operands.pop()
+                order.append(path.pop())
 
+    params = comp.instructions             # the parameters, then everything else
+    body = []
     for node in order:
-        if node.value is not None:
-            leaf(node)
+        if node.value is not None:         # a computed value: one parameter per tensor
+            key = id(node.value)
+            p = leaf_param.get(key)
+            if p is None:
+                p = comp.add_parameter(_leaf_type(node), name=f"p{len(args)}")
+                leaf_param[key] = p
+                args.append(node.value)
+            clone[id(node)] = p
             continue
-        # an operand missing from clone was computed and reached through another path
-        ops = [clone[id(o)] if id(o) in clone else leaf(o) for o in node.operands]
-        c = Instruction(node.op, ops, node.type, dict(node.attrs), node.calls)
+        c = Instruction(node.op, [clone[id(o)] for o in node.operands], node.type,
+                        dict(node.attrs), node.calls, comp)
         c.name = node.name
-        comp.add(c)
+        body.append(c)
         clone[id(node)] = c
+    comp.instructions = params + body
     roots = [clone[id(p)] for p in pending]
     if len(roots) == 1:
         comp.root = roots[0]
     else:
         comp.root = comp.add(Instruction("tuple", roots, tuple(r.type for r in roots)))
-    key = _structure_key(comp, args)
-    hit = _CACHE.get(key)
+    key = _structure_key(comp, args) if len(order) <= _CACHE_MAX_INSTRUCTIONS else None
+    hit = _CACHE.get(key) if key is not None else None
     if hit is None:
-        passes.optimize(comp, root_default=False, entry=True)
+        passes.optimize(comp, root_default=False, entry=True,
+                        pruned=not any(i.attrs.get("side_effect") for i in body))
         hit = (module, Executable(comp))
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-        _CACHE[key] = hit
+        if key is not None:
+            if len(_CACHE) >= _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+            _CACHE[key] = hit
     else:
         _CACHE.move_to_end(key)
     STATE.last_lazy = hit
@@ -132,8 +137,12 @@ def _leaf_type(node):
 # Compiled lazy modules by structure: a loop that builds the same expression over fresh
 # tensors of the same types compiles once. At most _CACHE_SIZE, least recently used
 # dropped first.
+# Modules of more than _CACHE_MAX_INSTRUCTIONS instructions are not keyed (a graph that
+# large rarely comes again; the key would cost ~5% of its compile): the lazy loop's
+# automatic flushes (LazyGraph.FLUSH_DEPTH) stay under it and hit.
 _CACHE = collections.OrderedDict()
 _CACHE_SIZE = 64
+_CACHE_MAX_INSTRUCTIONS = 8192
 
 
 def clear_cache():

@@ -127,9 +127,10 @@ class Rewiring:
         if new and any(id(o) in new for o in instr.operands):
             instr.operands = [self.current(o) for o in instr.operands]
 
-    def apply(self, comp):
+    def apply(self, comp, instructions=None):
+        """Rewires comp's instructions (or only ``instructions`` of it) and its ROOT."""
         if self._new:
-            for i in comp.instructions:
+            for i in comp.instructions if instructions is None else instructions:
                 self.rewire(i)
             comp.root = self.current(comp.root)
 
@@ -167,7 +168,10 @@ def _is_value(instr, value, negative_zero=None):
 
 # ------------------------------------------------------------------------ simplify
 def simplify(comp):
+    """Rewrites instructions by the rules of _simplify_one until none applies; returns
+    whether any did."""
     changed = True
+    any_change = False
     while changed:
         changed = False
         rewiring = Rewiring()
@@ -178,8 +182,10 @@ def simplify(comp):
                 rewiring.replace(instr, new)
                 changed = True
         if changed:
+            any_change = True
             rewiring.apply(comp)
             topo_sort(comp)
+    return any_change
 
 
 def _simplify_one(comp, i):
@@ -266,6 +272,8 @@ def _fold(comp, i):
 
 # ------------------------------------------------------------------------ CSE
 def cse(comp):
+    """Common subexpressions: an instruction equal to an earlier one (op, operands, type,
+    attributes) is replaced by it. Returns whether any was."""
     seen = {}
     rewiring = Rewiring()
     for instr in list(comp.instructions):
@@ -289,6 +297,8 @@ def cse(comp):
     if rewiring:
         rewiring.apply(comp)
         topo_sort(comp)
+        return True
+    return False
 
 
 def _freeze(attrs):
@@ -326,6 +336,14 @@ def assign_layouts(comp, root_default=True):
         if t.m2m != m2m:
             instr.type = TensorType(t.code, t.dims, m2m)
 
+    # Every value row-major and no transpose (most graphs; a 10^5-instruction lazy chain):
+    # the passes below would keep every layout as it is; only tuples' types are re-derived.
+    if all(i.op != "transpose" and (i.is_tuple or i.type.m2m is None)
+           for i in comp.instructions):
+        for i in comp.instructions:
+            if i.op == "tuple":
+                i.type = tuple(o.type for o in i.operands)
+        return
     # Forward: follow the inputs.
     for i in comp.instructions:
         if i.is_tuple or i.op in ("parameter", "constant"):
@@ -384,20 +402,20 @@ def assign_layouts(comp, root_default=True):
 
 # ------------------------------------------------------------------------ fusion
 def fusible(i):
-    if i.is_tuple:
+    if type(i.type) is not TensorType:
         return False
-    opdef = KERNEL_OPS.get(i.op)
+    op = i.op
+    opdef = KERNEL_OPS.get(op)
     if opdef is not None:
-        code = opdef.value_code([o.code for o in i.operands])
-        key = (i.op, code)
+        key = (op,) + tuple([o.type.code for o in i.operands])
         ok = _ACCEPTS.get(key)
         if ok is None:
-            ok = _ACCEPTS[key] = opdef.accepts(code)
+            ok = _ACCEPTS[key] = opdef.accepts(opdef.value_code(list(key[1:])))
         return ok
-    return is_elementwise(i.op) or is_leaf(i.op)
+    return is_elementwise(op) or is_leaf(op)
 
 
-_ACCEPTS = {}     # (op, value dtype code) -> whether the kernel takes it
+_ACCEPTS = {}     # (op, operand dtype codes...) -> whether the kernel takes them
 
 
 class Group:
@@ -554,7 +572,8 @@ def fuse(comp):
     for g in groups:
         g.members.sort(key=lambda m: position[id(m)])
         _outline(comp, g, users, root_outputs, rewiring)
-    rewiring.apply(comp)
+    # (members moved into their fused computations: only the rest is rewired)
+    rewiring.apply(comp, [i for i in comp.instructions if id(i) not in group_of])
     topo_sort(comp)
     fuse_into_reductions(comp)
 
@@ -777,7 +796,8 @@ def _merged_outputs(a, b, users, group_of, root_outputs):
 def _outline(comp, g, users, root_outputs, rewiring):
     """Replaces group g's members by one fusion instruction calling a new fused
     computation; values needed outside come out of it (a tuple when several). The
-    replacements are recorded in ``rewiring`` (applied once every group is outlined)."""
+    replacements are recorded in ``rewiring``, applied once every group is outlined to
+    the instructions left outside fusions (members are not rewired: they are dropped)."""
     module = comp.module
     fused = module.new_computation("fused_computation")
     inputs = _inputs_of(g)
@@ -804,14 +824,15 @@ def _outline(comp, g, users, root_outputs, rewiring):
         return c
 
     for m in g.members:
-        c = Instruction(m.op, [cloned(o) for o in m.operands], m.type, dict(m.attrs))
+        c = Instruction(m.op, [cloned(o) for o in m.operands], m.type, dict(m.attrs),
+                        (), fused)
         c.name = m.name
-        fused.add(c)
+        fused.instructions.append(c)       # (fused.add, the name already set)
         clone[id(m)] = c
-    outs = [o for o in g.outputs]
     # outputs: every member needed outside the group
+    member_ids = g.member_ids
     outs = [m for m in g.members if id(m) in root_outputs or
-            any(id(u) not in g.member_ids for u in users[m])] or outs
+            any(id(u) not in member_ids for u in users[m])] or list(g.outputs)
     if len(outs) == 1:
         fused.root = clone[id(outs[0])]
         ftype = outs[0].type
@@ -837,17 +858,21 @@ def optimize_module(module, root_default=True):
     optimize(module.entry, root_default, entry=True)
 
 
-def optimize(comp, root_default=True, entry=False, called=False):
+def optimize(comp, root_default=True, entry=False, called=False, pruned=False):
     """Runs every pass on comp and on the computations it calls (``called``: comp is the
-    body of a call / conditional / while instruction)."""
+    body of a call / conditional / while instruction; ``pruned``: comp holds only what its
+    ROOT needs, in topological order, as lazy evaluation's copy does, so dead-code
+    elimination runs only if an earlier pass changed the graph)."""
     for i in comp.instructions:
         for sub in i.calls:
             if i.op not in ("map", "reduce"):   # scalar computations stay as traced
                 optimize(sub, root_default=False, called=True)
-    _inline_maps(comp)
-    simplify(comp)
-    cse(comp)
-    dce(comp)
+    n = len(comp.instructions)
+    changed = _inline_maps(comp)
+    changed = simplify(comp) or changed
+    changed = cse(comp) or changed
+    if changed or not pruned or len(comp.instructions) != n:
+        dce(comp)
     if entry or called:
         protect_outputs(comp, called=called and not entry)
     assign_layouts(comp, root_default)
@@ -891,7 +916,8 @@ def _inline_maps(comp):
     """A map of a scalar elementwise computation becomes those elementwise ops over the
     whole operands (so fusion runs it on the fused executor): the computation is walked
     over the map's operands (Computation.walk), each instruction added with the map's
-    shape (the topological sort that follows places them)."""
+    shape (the topological sort that follows places them). Returns whether any map was
+    inlined."""
     rewiring = Rewiring()
     for i in list(comp.instructions):
         rewiring.rewire(i)
@@ -910,3 +936,5 @@ def _inline_maps(comp):
     if rewiring:
         rewiring.apply(comp)
         topo_sort(comp)
+        return True
+    return False

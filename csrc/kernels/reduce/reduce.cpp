@@ -10,6 +10,7 @@
 
 #include "core/dtype.h"
 #include "core/threading.h"
+#include "core/scratch.h"
 #include "core/isa.h"
 
 namespace xarr {
@@ -152,7 +153,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
       const int64_t C = pow2_multiple(k.leaf, kUnit);
       const int64_t cpr = (n0 + C - 1) / C;
       const int64_t units = nrows * cpr;
-      std::vector<char> part(static_cast<size_t>(units * kLanesBytes));
+      std::vector<char> part(scratch_bytes(units, kLanesBytes));
       // Units (>= kUnit elements each) go out one at a time.
       parallel_for_dynamic(nt, units, 1, [] { return 0; }, [&](int&, int64_t u) {
         const int64_t r = u / cpr, q = u % cpr;
@@ -173,7 +174,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
     } else {
       const int64_t G = pow2_multiple(1, std::max<int64_t>(1, kUnit / std::max<int64_t>(n0, 1)));
       const int64_t groups = (nrows + G - 1) / G;
-      std::vector<char> part(static_cast<size_t>(groups * kLanesBytes));
+      std::vector<char> part(scratch_bytes(groups, kLanesBytes));
       const int glevels = cascade_levels(G);
       parallel_for_dynamic(
           nt, groups, 1, [&] { return Cascade(k.combine_h, k.lanes, kLanesBytes, glevels); },
@@ -255,7 +256,7 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
     const int64_t RC = pow2_multiple(k.row_leaf, std::max<int64_t>(k.row_leaf, 8 * kUnit / w));
     const int64_t chunks = (nrows + RC - 1) / RC;
     const size_t pbytes = abytes * static_cast<size_t>(w);
-    std::vector<char> part(pbytes * static_cast<size_t>(chunks));
+    std::vector<char> part(scratch_bytes(chunks, static_cast<int64_t>(pbytes)));
     parallel_for_dynamic(
         nt, chunks, 1,
         [&] { return std::vector<char>(pbytes * (cascade_levels(RC / k.row_leaf) + 1)); },
@@ -295,8 +296,8 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
     }
     const int64_t C = kUnit;
     const int64_t chunks = (red.n + C - 1) / C;
+    std::vector<char> val(scratch_bytes(chunks, 16));
     std::vector<int64_t> idx(static_cast<size_t>(chunks));
-    std::vector<char> val(static_cast<size_t>(chunks) * 16);
     for (int64_t o = 0; o < nout; ++o) {
       int64_t so, dof;
       out.offsets(o, &so, &dof);
