@@ -122,45 +122,51 @@ class KernelPlan:
                 sources[id(o)] = s
             return s
 
+        leaf_ops = ("constant", "iota", "broadcast")
+        sources_get, last_get = sources.get, last_use.get
         for n, i in enumerate(instrs):
-            if i.op in ("constant", "iota", "broadcast") and id(i) not in out_index:
-                continue
-            if i.op in ("constant", "iota", "broadcast"):
+            op, ops, code = i.op, i.operands, i.type.code
+            if op in leaf_ops:
+                if id(i) not in out_index:
+                    continue
                 args = [src_of(i)]
-                op_code, dtype = _COPY.code, i.code
-            elif i.op == "convert":
-                args = [src_of(i.operands[0])]
-                op_code, dtype = FUSED_CONVERT, i.operands[0].code
+                op_code, dtype = _COPY.code, code
+            elif op == "convert":
+                args = [src_of(ops[0])]
+                op_code, dtype = FUSED_CONVERT, ops[0].type.code
             else:
-                opdef = KERNEL_OPS[i.op]
-                args = [src_of(o) for o in i.operands]
+                opdef = KERNEL_OPS[op]
+                args = [sources_get(id(o)) or src_of(o) for o in ops]
                 op_code = opdef.code
-                dtype = opdef.value_code([o.code for o in i.operands])
-            # free temporaries whose last use is this instruction (may be reused as dest)
-            for o in set(map(id, i.operands)):
-                s = sources.get(o)
-                if s is not None and s[0] == "tmp" and last_use.get(o) == n:
-                    free.setdefault(temp_dtypes[s[1]], []).append(s[1])
-            outs_here = out_index.get(id(i), [])
-            used_later = last_use.get(id(i), -1) > n
-            if len(outs_here) == 1 and not used_later:
+                dtype = opdef.value_code([o.type.code for o in ops])
+            # free temporaries whose last use is this instruction (may be reused as dest);
+            # a freed operand's last use is cleared, so add(x, x) frees x once
+            for o in ops:
+                oid = id(o)
+                if last_get(oid) == n:
+                    last_use[oid] = -1
+                    s = sources_get(oid)
+                    if s is not None and s[0] == "tmp":
+                        free.setdefault(temp_dtypes[s[1]], []).append(s[1])
+            outs_here = out_index.get(id(i), ())
+            if len(outs_here) == 1 and last_get(id(i), -1) <= n:
                 dest = ("out", outs_here[0])
-                extra = outs_here[1:]
+                extra = ()
             else:
-                pool = free.get(i.code)
+                pool = free.get(code)
                 if pool:
                     t = pool.pop()
                 else:
                     t = len(temp_dtypes)
-                    temp_dtypes.append(i.code)
+                    temp_dtypes.append(code)
                     if t >= 16:
                         raise LoweringError("more than 16 live temporaries")
                 dest = ("tmp", t)
                 extra = outs_here
-            program.append((op_code, dtype, i.code, args, dest))
+            program.append((op_code, dtype, code, args, dest))
             sources[id(i)] = dest if dest[0] == "tmp" else None
             for k in extra:
-                program.append((_COPY.code, i.code, i.code, [dest], ("out", k)))
+                program.append((_COPY.code, code, code, [dest], ("out", k)))
         # Outputs that are leaves read directly (e.g. ROOT is a parameter) need copies.
         written = {p[4][1] for p in program if p[4][0] == "out"}
         for k, o in enumerate(root_outs):

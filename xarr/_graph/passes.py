@@ -190,7 +190,8 @@ def simplify(comp):
 
 def _simplify_one(comp, i):
     op, ops = i.op, i.operands
-    if op in KERNEL_OPS and ops and all(o.op == "constant" and o.dims == () for o in ops):
+    if ops and ops[0].op == "constant" and op in KERNEL_OPS and \
+            all(o.op == "constant" and o.dims == () for o in ops):
         return _fold(comp, i)
     if op == "convert" and ops[0].code == i.code:
         return ops[0]
@@ -287,8 +288,8 @@ def cse(comp):
                 continue
             key = ("constant", instr.type, np.asarray(v).tobytes())
         else:
-            key = (instr.op, tuple(id(o) for o in instr.operands), instr.type,
-                   _freeze(instr.attrs), tuple(id(c) for c in instr.calls))
+            key = (instr.op, tuple(map(id, instr.operands)), instr.type,
+                   _freeze(instr.attrs), tuple(map(id, instr.calls)))
         prev = seen.get(key)
         if prev is None:
             seen[key] = instr
