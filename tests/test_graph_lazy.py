@@ -234,3 +234,60 @@ def test_lazy_threads_identical(restore_threads):
             y = chain(a, b, c)
         res.append(to_np(xa.eval(y)).copy())
     np.testing.assert_array_equal(res[0].view(np.uint32), res[1].view(np.uint32))
+
+
+# ------------------------------------------- lazy value <op> Python float (fast path)
+def _graph_signature(instr):
+    """The recorded graph under ``instr``: (op, type, attributes, operand count) of each
+    instruction, depth first."""
+    out, stack, seen = [], [instr], set()
+    while stack:
+        i = stack.pop()
+        if id(i) in seen:
+            continue
+        seen.add(id(i))
+        out.append((i.op, i.type, tuple(sorted((k, str(v)) for k, v in i.attrs.items())),
+                    len(i.operands)))
+        stack.extend(i.operands)
+    return out
+
+
+_BINARY_NUMPY = sorted(n for n, (form, op) in __import__(
+    "xarr._ops.elementwise", fromlist=["NUMPY_FUNCTIONS"]).NUMPY_FUNCTIONS.items()
+    if op.arity == 2 and hasattr(xa, n))
+
+
+@pytest.mark.parametrize("dt", [xa.float16, xa.bfloat16, xa.float32, xa.float64,
+                                xa.complex64, xa.int32], ids=str)
+def test_lazy_float_fast_path_records_what_the_general_path_records(dt, monkeypatch):
+    """``x <op> 0.5`` on a lazy value is recorded by _lazy_float_op when its rules allow:
+    for every binary NumPy function, both orders, the graph and the values equal the
+    general path's (or both raise the same exception type)."""
+    from xarr._ops import elementwise as E
+    import warnings
+
+    def record(name, first, fast):
+        E._LAZY_FLOAT_OPS.clear()
+        if not fast:
+            monkeypatch.setattr(E, "_lazy_float_op", lambda *a: None)
+        try:
+            x = xa.asarray(np.linspace(-2.0, 3.0, 6).reshape(2, 3)).astype(dt)
+            with xa.lazy(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x = x * 1 if dt == xa.int32 else x * 1.0
+                f = getattr(xa, name)
+                y = f(0.5, x) if first else f(x, 0.5)
+                return _graph_signature(y.instr), to_np(y)
+        except Exception as e:      # noqa: BLE001 - both paths must raise the same type
+            return type(e), None
+        finally:
+            monkeypatch.undo()
+            E._LAZY_FLOAT_OPS.clear()
+
+    for name in _BINARY_NUMPY:
+        for first in (False, True):
+            fast, general = record(name, first, True), record(name, first, False)
+            assert fast[0] == general[0], (name, first)
+            if fast[1] is not None:
+                with np.errstate(all="ignore"):
+                    assert_same(fast[1], general[1])

@@ -403,6 +403,16 @@ def numpy_apply(name, *operands, out=None):
             res = _tensor.unary_contiguous(operands[0], entries)
             if res is not None:
                 return res
+    if out is None and len(operands) == 2:
+        a, b = operands
+        if type(a) is Traced and type(b) is float:
+            res = _lazy_float_op(name, a, b, False)
+            if res is not None:
+                return res
+        elif type(b) is Traced and type(a) is float:
+            res = _lazy_float_op(name, b, a, True)
+            if res is not None:
+                return res
     form, opdef = NUMPY_FUNCTIONS[name]
     label = f"xa.{name}"
     vals = [to_tensor_or_scalar(v) for v in operands]
@@ -440,6 +450,52 @@ def numpy_apply(name, *operands, out=None):
 
 
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def _lazy_float_op(name, t, s, scalar_first):
+    """The recording of NumPy function ``name`` over lazy value ``t`` and Python float
+    ``s`` (``s`` first when scalar_first), or None for the general path. A time-stepping
+    loop under xa.lazy() (``x = x * 0.99 + 0.5``) records through here: for a float or
+    complex ``t`` the general path's promotion keeps t's dtype and broadcasting keeps its
+    shape, so when the function computes and returns that dtype (_lazy_float_op_for) the
+    instruction is the one the general path records, made without its generic steps."""
+    instr = t.instr
+    comp = instr.computation
+    if comp.kind != "lazy" or _trace.STATE.stack:
+        return None
+    code = instr.type.code
+    op = _LAZY_FLOAT_OPS.get((name, code))
+    if op is None:
+        op = _LAZY_FLOAT_OPS[(name, code)] = _lazy_float_op_for(name, t)
+    if op is False:
+        return None
+    c = comp.scalar_constant(s, code)
+    return _trace.elementwise(comp, op, code, [c, instr] if scalar_first else [instr, c],
+                              instr.type.dims)
+
+
+def _lazy_float_op_for(name, t):
+    """The op recorded for ``name`` over t's dtype and a Python float when the general
+    path records exactly one instruction of t's dtype and shape; False otherwise."""
+    dt = t.dtype
+    if name in _COMPARISONS or KINDS[CODE_OF[dt]] not in "fc" or promote([t, 1.0]) != dt:
+        return False
+    form, opdef = NUMPY_FUNCTIONS[name]
+    if opdef.arity != 2:
+        return False
+    try:
+        resolved = resolve_numpy(form, opdef, dt)
+    except TypeError:          # (the general path raises it, naming the function)
+        return False
+    if resolved is None:
+        return False
+    op, computed, final = resolved
+    if computed != dt or final != DTYPES[op.result_code(CODE_OF[dt])]:
+        return False
+    return op
+
+
+_LAZY_FLOAT_OPS = {}      # (NumPy name, dtype code) -> op, or False: the general path
 
 
 def _widen_for_out_of_range_ints(vals):
