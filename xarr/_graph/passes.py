@@ -573,7 +573,7 @@ def fuse(comp):
     for g in groups:
         g.members.sort(key=lambda m: position[id(m)])
         _outline(comp, g, users, root_outputs, rewiring)
-    # (members moved into their fused computations: only the rest is rewired)
+    # (members are replaced by their fusions and dropped: only the rest is rewired)
     rewiring.apply(comp, [i for i in comp.instructions if id(i) not in group_of])
     topo_sort(comp)
     fuse_into_reductions(comp)
