@@ -392,3 +392,22 @@ def test_reduction_scratch_of_impossible_size_is_refused_before_allocating():
         v.sum()
     with pytest.raises(MemoryError, match="reduce argmax"):
         xa.argmax(xa.broadcast_to(xa.ones(()), (2**62,)))
+
+
+def test_kernel_entry_points_refuse_operands_that_do_not_broadcast():
+    """A graph-compiler bug once handed the eager elementwise kernel operands of the wrong
+    shape: it read outside their buffers and crashed. The binding now checks every
+    operand's shape against the iteration shape (ValueError naming both)."""
+    from xarr._bindings.elementwise import run_elementwise
+    from xarr._ops.elementwise import OPS
+    from xarr import _tensor
+    out = _tensor.empty((4, 8), 12)           # float64
+    add = OPS["add"].code
+    with pytest.raises(ValueError, match=r"shape \(16,\) does not broadcast to \(4, 8\)"):
+        run_elementwise(add, 12, out, [xa.ones((16,)), xa.ones((4, 8))])
+    with pytest.raises(ValueError, match="more dimensions"):
+        run_elementwise(add, 12, out, [xa.ones((2, 4, 8)), xa.ones((4, 8))])
+    with pytest.raises(ValueError, match="does not broadcast"):
+        _tensor.convert_into(out, xa.ones((3, 8)))
+    run_elementwise(add, 12, out, [xa.ones((8,)), xa.ones((4, 1))])
+    assert_same(out, np.full((4, 8), 2.0))

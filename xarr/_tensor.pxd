@@ -48,7 +48,7 @@ cdef Tensor as_strided(Tensor t)
 # A dense copy (minor_to_major m2m, None: row-major).
 cdef Tensor copy_dense_of(Tensor t, object m2m)
 # t's byte strides against a broadcast iteration shape (right-aligned, 0 where t is 1).
-cdef void broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out)
+cdef int broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out) except -1
 # The memory range [lo, hi) t's elements occupy; whether two tensors' ranges overlap.
 cdef void extent_of(Tensor t, int64_t* lo, int64_t* hi)
 cdef bint buffers_overlap(Tensor a, Tensor b)

@@ -734,9 +734,18 @@ def strided(Tensor t):
 
 
 # ---------------------------------------------------------------------- kernels
-cdef void broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out):
-    """t's strides against a broadcast iteration shape (right-aligned, 0 where t is 1)."""
+cdef int broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out) except -1:
+    """t's strides against a broadcast iteration shape (right-aligned, 0 where t is 1);
+    ValueError when t's shape does not broadcast to it (a kernel given such an operand
+    would read outside t's buffer)."""
     cdef int off = ndim - t._ndim, i
+    if off < 0:
+        raise ValueError(f"an operand of shape {t._shape} does not broadcast to "
+                         f"{tuple([dims[i] for i in range(ndim)])}: more dimensions")
+    for i in range(t._ndim):
+        if t._dims[i] != 1 and t._dims[i] != dims[off + i]:
+            raise ValueError(f"an operand of shape {t._shape} does not broadcast to "
+                             f"{tuple([dims[i] for i in range(ndim)])}")
     for i in range(ndim):
         if i < off or t._dims[i - off] == 1:
             out[i] = 0

@@ -208,14 +208,7 @@ cdef class FusedKernel:
             ptrs[a] = x._data
             m = maps[a]
             if m is None:
-                if x._ndim > ndim:
-                    raise ValueError(f"FusedKernel: input {a} has rank {x._ndim} > {ndim}")
-                for i in range(x._ndim):
-                    d = ndim - x._ndim + i
-                    if x._dims[i] != 1 and x._dims[i] != dims[d]:
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
-                                         f"broadcast to {shape}")
-                broadcast_strides(x, ndim, dims, &strides[a * ndim])
+                broadcast_strides(x, ndim, dims, &strides[a * ndim])   # (checks the shape)
             else:
                 if len(m) != x._ndim:
                     raise ValueError(f"FusedKernel: input {a} map {m} vs rank {x._ndim}")

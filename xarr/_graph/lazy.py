@@ -112,7 +112,7 @@ def _compute(pending):
     key = _structure_key(comp, args) if len(order) <= _CACHE_MAX_INSTRUCTIONS else None
     hit = _CACHE.get(key) if key is not None else None
     if hit is None:
-        passes.optimize(comp, root_default=False, entry=True,
+        passes.optimize(comp, root_default=False, entry=True, private=True,
                         pruned=not any(i.attrs.get("side_effect") for i in body))
         hit = (module, Executable(comp))
         if key is not None:

@@ -513,8 +513,8 @@ MAX_FUSION_MEMBERS = 256
 MERGE_WINDOW = 1024
 
 
-def fuse(comp):
-    """Elementwise loop fusion. The rule:
+def fuse(comp, private=False):
+    """Elementwise loop fusion (``private``: see optimize). The rule:
 
     * Fusible: elementwise ops (with compare, select, clamp), convert, broadcast, iota and
       constants. A fusion has one iteration shape: its members all have the shape of its
@@ -572,7 +572,7 @@ def fuse(comp):
     rewiring = Rewiring()
     for g in groups:
         g.members.sort(key=lambda m: position[id(m)])
-        _outline(comp, g, users, root_outputs, rewiring)
+        _outline(comp, g, users, root_outputs, rewiring, private)
     # (members are replaced by their fusions and dropped: only the rest is rewired)
     rewiring.apply(comp, [i for i in comp.instructions if id(i) not in group_of])
     topo_sort(comp)
@@ -794,11 +794,12 @@ def _merged_outputs(a, b, users, group_of, root_outputs):
     return out
 
 
-def _outline(comp, g, users, root_outputs, rewiring):
+def _outline(comp, g, users, root_outputs, rewiring, private=False):
     """Replaces group g's members by one fusion instruction calling a new fused
     computation; values needed outside come out of it (a tuple when several). The
     replacements are recorded in ``rewiring``, applied once every group is outlined to
-    the instructions left outside fusions (members are not rewired: they are dropped)."""
+    the instructions left outside fusions (members are not rewired: they are dropped).
+    ``private``: the members themselves move into the fused computation."""
     module = comp.module
     fused = module.new_computation("fused_computation")
     inputs = _inputs_of(g)
@@ -825,9 +826,14 @@ def _outline(comp, g, users, root_outputs, rewiring):
         return c
 
     for m in g.members:
-        c = Instruction(m.op, [cloned(o) for o in m.operands], m.type, dict(m.attrs),
-                        (), fused)
-        c.name = m.name
+        reads = [cloned(o) for o in m.operands]
+        if private:
+            c = m
+            c.operands = reads
+            c.computation = fused
+        else:
+            c = Instruction(m.op, reads, m.type, dict(m.attrs), (), fused)
+            c.name = m.name
         fused.instructions.append(c)       # (fused.add, the name already set)
         clone[id(m)] = c
     # outputs: every member needed outside the group
@@ -859,11 +865,15 @@ def optimize_module(module, root_default=True):
     optimize(module.entry, root_default, entry=True)
 
 
-def optimize(comp, root_default=True, entry=False, called=False, pruned=False):
+def optimize(comp, root_default=True, entry=False, called=False, pruned=False,
+             private=False):
     """Runs every pass on comp and on the computations it calls (``called``: comp is the
     body of a call / conditional / while instruction; ``pruned``: comp holds only what its
     ROOT needs, in topological order, as lazy evaluation's copy does, so dead-code
-    elimination runs only if an earlier pass changed the graph)."""
+    elimination runs only if an earlier pass changed the graph; ``private``: nothing
+    outside holds comp's instructions, as for that copy, so fusion moves them into the
+    fused computations instead of copying them; a jit trace's escaped values still
+    refer to theirs)."""
     for i in comp.instructions:
         for sub in i.calls:
             if i.op not in ("map", "reduce"):   # scalar computations stay as traced
@@ -877,7 +887,7 @@ def optimize(comp, root_default=True, entry=False, called=False, pruned=False):
     if entry or called:
         protect_outputs(comp, called=called and not entry)
     assign_layouts(comp, root_default)
-    fuse(comp)
+    fuse(comp, private)
 
 
 def protect_outputs(comp, called=False):
