@@ -15,7 +15,6 @@ line in NOT_FUZZED saying why; test_every_public_op_is_fuzzed fails otherwise, s
 kernel family registers its ops with the harness when it adds them.
 """
 
-import operator
 import warnings
 from dataclasses import dataclass, field
 
@@ -23,8 +22,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import xarr as xa
-from conftest import (ALL_DTYPES, BF16, FLOATS, INTS, LAYOUTS, assert_same, kind,
-                      make_tensor, random_array, round_to, to_np)
+from conftest import (ALL_DTYPES, BF16, FLOATS, LAYOUTS, assert_same, kind, make_tensor,
+                      random_array, to_np)
 from op_reference import REFERENCE
 from test_elementwise import VALUE_DTYPES, check_against_numpy
 from test_lax_elementwise import div_ref, int_pow_ref, rem_ref, shift_ref
@@ -613,10 +612,6 @@ def _simple(name, args, np_name=None, check=exact, min_dims=0, dtypes=ALL_DTYPES
                     inputs={"x": x, "args": a, **kw},
                     traced=(lambda v: fn(v, *a, **kw), [t]), modes=modes)
     return case
-
-
-def _axis_arg(draw, x):
-    return (_axis(draw, x.ndim, allow_tuple=False),), {}
 
 
 def _reshape_arg(draw, x):

@@ -24,6 +24,13 @@ def normalize_axis(axis, ndim, fn, module="xa"):
     return a % ndim if ndim else a
 
 
+def is_scalar_axis(axis, ndim):
+    """Whether ``axis`` is 0 or -1 of a 0-d array given as one int, which NumPy's
+    reductions and squeeze accept (there is no axis to act on)."""
+    return ndim == 0 and not isinstance(axis, (tuple, list)) and \
+        operator.index(axis) in (0, -1)
+
+
 def normalize_axes(axis, ndim, fn):
     """An int or a sequence of ints as a tuple of distinct normalized axes (in the given
     order); ValueError for a repeated axis."""

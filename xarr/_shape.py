@@ -873,7 +873,6 @@ class _Parser:
 
     # Tuples nest at most this deep; integers in shape text are below MAX_INT.
     MAX_DEPTH = 64
-    MAX_INT = MAX_INT
 
     def __init__(self, text, what):
         if not isinstance(text, str):
@@ -927,7 +926,7 @@ class _Parser:
         if not m:
             raise self.error(f"expected a non-negative integer, found {self.found()}")
         value = int(m.group())
-        if value >= self.MAX_INT:
+        if value >= MAX_INT:
             raise self.error(f"integer {value} is too large (at most 2**62 - 1)")
         self.pos = m.end()
         return value

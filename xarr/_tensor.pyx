@@ -324,7 +324,7 @@ cdef class Tensor(TensorOperators):
         when the Python objects (~32 bytes per element) could not fit in this machine's
         memory."""
         need = 32 * self._size
-        if need > _physical_memory():
+        if need > (1 << 30) and need > _physical_memory():   # (asks the OS for big ones only)
             raise MemoryError(f"tolist: a tensor of shape {self._shape} has {self._size} "
                               f"elements; as Python objects they need about "
                               f"{_human_bytes(need)}, more than this machine's memory "
@@ -784,9 +784,7 @@ def convert_into(Tensor out, Tensor src):
     cdef char* ptrs[2]
     cdef int64_t strides[2 * kMaxDims]
     cdef int ndim = out._ndim, i, rc
-    if src._ndim > ndim:
-        raise ValueError(f"cannot broadcast shape {src._shape} to {out._shape}")
-    broadcast_strides(src, ndim, out._dims, strides)
+    broadcast_strides(src, ndim, out._dims, strides)     # (checks the shapes)
     for i in range(ndim):
         strides[ndim + i] = out._strides[i]
     ptrs[0] = src._data

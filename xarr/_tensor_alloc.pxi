@@ -7,7 +7,7 @@ cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, b
     """A new dense tensor; ``m2m`` (minor_to_major) None means row-major."""
     cdef Tensor t = Tensor.__new__(Tensor)
     cdef int i, d
-    cdef int64_t size = 1, stride = dtype_itemsize(dtype), nbytes
+    cdef int64_t stride = dtype_itemsize(dtype), nbytes
     if ndim > kMaxDims:
         raise ValueError(f"xarr supports at most {kMaxDims} dims, got {ndim}")
     for i in range(ndim):
@@ -38,13 +38,17 @@ cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, b
     return t
 
 
+# No machine has more memory than this: larger sizes are refused before allocating.
+cdef int64_t MAX_ALLOC_BYTES = (<int64_t>1) << 60
+
+
 cdef int64_t checked_nbytes(int ndim, const int64_t* dims, int64_t itemsize,
                             int dtype) except -1:
     """prod(dims) * itemsize, computed without overflow; MemoryError (alloc_error) beyond
     2**60 bytes, which no machine has."""
     cdef int i
     cdef int64_t n = itemsize
-    cdef int64_t limit = (<int64_t>1) << 60
+    cdef int64_t limit = MAX_ALLOC_BYTES
     for i in range(ndim):
         if dims[i] == 0:
             return 0
@@ -63,9 +67,7 @@ def _alloc_error(shape, int dtype):
     """The MemoryError for a tensor that cannot be allocated, naming its shape, dtype and
     size: "cannot allocate a tensor of shape (1152921504606846976,) and dtype float64:
     9223372036854775808 bytes (8 EiB)"."""
-    nbytes = int(dtype_itemsize(dtype))
-    for d in shape:
-        nbytes *= d
+    nbytes = _python_nbytes(shape, dtype)
     return MemoryError(f"cannot allocate a tensor of shape {tuple(shape)} and dtype "
                        f"{_DTYPE_OBJ[dtype]}: {nbytes} bytes "
                        f"({_human_bytes(nbytes)})")
@@ -75,11 +77,16 @@ def check_alloc(shape, int dtype):
     """Raises alloc_error's MemoryError when a tensor of ``shape`` and dtype code ``dtype``
     needs more than 2**60 bytes (for frontends that build a result's shape from factors
     whose product may overflow int64, such as xa.tile)."""
+    if _python_nbytes(shape, dtype) > MAX_ALLOC_BYTES:
+        raise _alloc_error(shape, dtype)
+
+
+def _python_nbytes(shape, int dtype):
+    """prod(shape) * itemsize as a Python int (never overflows)."""
     nbytes = int(dtype_itemsize(dtype))
     for d in shape:
         nbytes *= d
-    if nbytes > (1 << 60):
-        raise _alloc_error(shape, dtype)
+    return nbytes
 
 
 def _physical_memory():
@@ -147,7 +154,6 @@ def empty_buffer(shape, int dtype, int64_t nelems, layout):
     cdef int64_t dims[kMaxDims]
     cdef int n = fill_dims(shape, dims)
     cdef Tensor t = Tensor.__new__(Tensor)
-    cdef int64_t one = 1
     checked_nbytes(n, dims, dtype_itemsize(dtype), dtype)
     cdef int64_t nbytes = checked_nbytes(1, &nelems, dtype_itemsize(dtype), dtype)
     t._alloc = aligned_alloc64(nbytes)

@@ -103,10 +103,18 @@ SmallCache& small_cache() {
 
 }  // namespace
 
+// Under AddressSanitizer freed blocks go back to the allocator at once: a block kept for
+// reuse would hide a use-after-free or an overflow into it from the sanitizer.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kReuseBlocks = false;
+#else
+constexpr bool kReuseBlocks = true;
+#endif
+
 void* aligned_alloc64(int64_t nbytes) {
   if (nbytes < 0) return nullptr;
   const size_t n = rounded_size(nbytes);
-  if (n <= kSmallMax) {
+  if (kReuseBlocks && n <= kSmallMax) {
     SmallCache& c = small_cache();
     const int k = static_cast<int>(n / 64) - 1;
     c.lock();
@@ -115,7 +123,7 @@ void* aligned_alloc64(int64_t nbytes) {
     return p ? p : std::aligned_alloc(64, n);
   }
   if (n < kLargeBlock) return std::aligned_alloc(64, n);
-  if (void* p = block_cache().take(n)) return p;
+  if (void* p = kReuseBlocks ? block_cache().take(n) : nullptr) return p;
   void* p = std::aligned_alloc(kHugePage, n);
 #if defined(MADV_HUGEPAGE)
   if (p) madvise(p, n, MADV_HUGEPAGE);
@@ -126,7 +134,7 @@ void* aligned_alloc64(int64_t nbytes) {
 void aligned_free(void* p, int64_t nbytes) {
   if (!p) return;
   const size_t n = rounded_size(nbytes);
-  if (n <= kSmallMax) {
+  if (kReuseBlocks && n <= kSmallMax) {
     SmallCache& c = small_cache();
     const int k = static_cast<int>(n / 64) - 1;
     c.lock();
@@ -135,7 +143,7 @@ void aligned_free(void* p, int64_t nbytes) {
     c.unlock();
     if (kept) return;
   }
-  if (n >= kLargeBlock && block_cache().put(p, n)) return;
+  if (kReuseBlocks && n >= kLargeBlock && block_cache().put(p, n)) return;
   std::free(p);
 }
 

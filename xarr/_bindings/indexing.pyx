@@ -62,7 +62,7 @@ cdef extern from "kernels/indexing/indexing.h" namespace "xarr" nogil:
     int mask_assign(const MaskedCopy& c, char* tensor, const char* dense,
                     const int64_t* counts) except +
     void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims,
-                      const int64_t* counts, int64_t* const* out, int64_t out_stride)
+                      const int64_t* counts, int64_t* const* out, int64_t out_stride) except +
     bint repeat_index(const int64_t* counts, int64_t n, int64_t* out)
 
 

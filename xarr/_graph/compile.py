@@ -31,6 +31,7 @@ from xarr._ops.structural import broadcast_view
 from xarr._registry import REGISTRY
 
 _COPY = KERNEL_OPS["copy"]
+_FUSION_LEAVES = ("constant", "iota", "broadcast")   # read from their small operands
 
 
 class LoweringError(Exception):
@@ -110,7 +111,7 @@ class KernelPlan:
 
         sources = {}
         for n, i in enumerate(instrs):
-            if i.op in ("constant", "iota", "broadcast"):
+            if i.op in _FUSION_LEAVES:
                 sources[id(i)] = leaf_source(i)
         # Pass 2: instructions -> code, allocating temporaries.
         program = []   # (opcode, dtype, out_dtype, [sources], dest)
@@ -122,11 +123,10 @@ class KernelPlan:
                 sources[id(o)] = s
             return s
 
-        leaf_ops = ("constant", "iota", "broadcast")
         sources_get, last_get = sources.get, last_use.get
         for n, i in enumerate(instrs):
             op, ops, code = i.op, i.operands, i.type.code
-            if op in leaf_ops:
+            if op in _FUSION_LEAVES:
                 if id(i) not in out_index:
                     continue
                 args = [src_of(i)]
@@ -136,7 +136,7 @@ class KernelPlan:
                 op_code, dtype = FUSED_CONVERT, ops[0].type.code
             else:
                 opdef = KERNEL_OPS[op]
-                args = [sources_get(id(o)) or src_of(o) for o in ops]
+                args = [src_of(o) for o in ops]
                 op_code = opdef.code
                 dtype = opdef.value_code([o.type.code for o in ops])
             # free temporaries whose last use is this instruction (may be reused as dest);

@@ -51,11 +51,14 @@ _JITTED = weakref.WeakSet()      # every Jitted, for clear_caches
 
 
 def clear_caches():
-    """Empties xarr's caches: every xa.jit function's executables, the lazy graph's
-    compiled modules and the native kernels loaded in memory (the disk cache stays)."""
+    """Empties xarr's caches that hold compiled code or tensors: every xa.jit function's
+    executables, the lazy graph's compiled modules, the scalar constants the passes have
+    read, and the native kernels loaded in memory (the disk cache stays; the small
+    per-dtype rule tables stay too)."""
     for f in list(_JITTED):
         f.clear_cache()
     lazy.clear_cache()
+    passes.clear_scalar_values()
     native.clear_loaded()
 
 
@@ -206,14 +209,11 @@ def trace_function(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=
     n_param = [0]
 
     def as_param(x):
-        if isinstance(x, (np.ndarray, np.generic)):
-            x = _as_leaf(x)
+        x = _as_leaf(x)
         if type(x) is Tensor:
             p = comp.add_parameter(_type_of_tensor(x), name=f"p{n_param[0]}")
             n_param[0] += 1
             return Traced(p)
-        if isinstance(x, Traced) and x.instr.computation.kind == "lazy":
-            return as_param(x.concrete())
         return x
 
     dyn_args = [None if i in static_argnums else a for i, a in enumerate(args)]

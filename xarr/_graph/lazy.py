@@ -13,6 +13,7 @@ lazy after the ``with`` block ends; tensors created there by other means are ord
 """
 
 import collections
+
 import numpy as np
 
 from xarr import _tensor

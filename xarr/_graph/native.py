@@ -91,11 +91,10 @@ def mode():
 def source(spec, name="xarr_fused"):
     """The C++ function ``name`` (NativeFusedFn) computing a FusedKernel's ``spec`` (its
     program as built), or None when the program has something native kernels do not
-    compile. A translation unit is PRELUDE followed by such functions."""
+    compile (``compilable``). A translation unit is PRELUDE followed by such functions."""
+    if not compilable(spec):
+        return None
     in_dt, const_dt, temp_dt, out_dt, code = spec
-    for d in in_dt + const_dt + temp_dt + out_dt:
-        if d >= len(CTYPES):
-            return None
     nin, nconst = len(in_dt), len(const_dt)
     reg_dtype = list(in_dt) + list(const_dt) + list(temp_dt)
     lines = []
@@ -115,11 +114,8 @@ def source(spec, name="xarr_fused"):
         elif op == _SELECT:
             p, t, f = (value[a] for a in args)
             expr = f"({p} ? {t} : {f})"
-        elif op in _FUNCTORS and not (
-                op == _NEXTAFTER and dt in (_F16, _BF16)):
-            expr = f"ap<{_FUNCTORS[op]}, {CTYPES[dt]}>({operands})"
         else:
-            return None
+            expr = f"ap<{_FUNCTORS[op]}, {CTYPES[dt]}>({operands})"
         var = f"v{n}"
         lines.append(f"    const {CTYPES[odt]} {var} = {expr};")
         if dst < 0:
@@ -442,8 +438,9 @@ def _on_hot(kernel):
 
 
 def compilable(spec):
-    """Whether ``source(spec)`` is not None, without writing the source (checked for every
-    kernel built; the source is written once a kernel is hot)."""
+    """Whether native kernels compile ``spec`` (every dtype has a C++ type, every op a
+    functor): checked for every kernel built, and by ``source`` first; the source is
+    written once a kernel is hot."""
     in_dt, const_dt, temp_dt, out_dt, code = spec
     if any(d >= len(CTYPES) for d in in_dt + const_dt + temp_dt + out_dt):
         return False

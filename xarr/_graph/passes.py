@@ -31,8 +31,9 @@ from xarr._dtypes import CODE_OF, DTYPES, KINDS
 from xarr._graph.ir import Instruction, TensorType
 from xarr._registry import REGISTRY, elementwise_ops, ops_of_class
 
-# The op registry's fusion classes (xarr/_registry.py), read when the passes run: every
-# op family has registered its rows by then.
+# The op registry's fusion classes (xarr/_registry.py), taken when this module is imported:
+# every row of the classes read here (elementwise ops, convert, broadcast, iota,
+# constant) is registered before (xarr/__init__.py imports the op families first).
 KERNEL_OPS = elementwise_ops()      # elementwise ops with a kernel: {name: ElementwiseOp}
 
 
@@ -155,6 +156,10 @@ def _scalar_value(instr):
 
 
 _SCALAR_VALUES = {}    # id(constant tensor) -> (tensor, its Python value)
+
+
+def clear_scalar_values():
+    _SCALAR_VALUES.clear()
 
 
 def _is_value(instr, value, negative_zero=None):
@@ -461,11 +466,12 @@ class Group:
             self.hi = position
         return True
 
-    def merge(self, other, outputs):
-        """Takes in ``other``'s members; ``outputs`` are the merged group's outputs."""
+    def merge(self, other, outputs, inputs):
+        """Takes in ``other``'s members; ``outputs`` and ``inputs`` (_merged_inputs(self,
+        other)) are the merged group's."""
         self.members = other.members + self.members
         self.member_ids = self.member_ids | other.member_ids
-        self.inputs = _merged_inputs(self, other)
+        self.inputs = inputs
         self.constants = self.constants | other.constants
         self.outputs = outputs
         self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
@@ -770,11 +776,11 @@ def _multi_output(comp, groups, group_of, users, root_outputs, position):
                         _reaches(ids_b, a.member_ids, both, by_id, group_of, position, a.hi):
                     continue
                 outputs = _merged_outputs(a, b, users, group_of, root_outputs)
-                n_inputs = len(_merged_inputs(b, a))
-                if n_inputs + len(outputs) + len(a.constants | b.constants) > \
+                inputs = _merged_inputs(b, a)
+                if len(inputs) + len(outputs) + len(a.constants | b.constants) > \
                         MAX_FUSION_OPERANDS:
                     continue
-                b.merge(a, outputs)
+                b.merge(a, outputs, inputs)
                 for m in a.members:
                     group_of[id(m)] = b
                 alive.discard(id(a))

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xarr import _tensor
-from xarr._axes import normalize_axes, normalize_axis
+from xarr._axes import is_scalar_axis, normalize_axes, normalize_axis
 from xarr._bindings.indexing import repeat_indices
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF
@@ -60,8 +60,7 @@ def squeeze(x, axis=None):
     x = _arr(x)
     if axis is None:
         dims = tuple(i for i, d in enumerate(x.shape) if d == 1)
-    elif x.ndim == 0 and not isinstance(axis, (tuple, list)) and \
-            operator.index(axis) in (0, -1):
+    elif is_scalar_axis(axis, x.ndim):
         dims = ()           # NumPy takes axis 0 / -1 of a 0-d array
     else:
         dims = normalize_axes(axis, x.ndim, "squeeze")
@@ -240,10 +239,10 @@ def tile(x, reps):
     shape = (1,) * (n - x.ndim) + tuple(x.shape)
     result = tuple(r * d for r, d in zip(reps, shape))
     _tensor.check_alloc(result, CODE_OF[x.dtype])
-    pairs = tuple(v for d in shape for v in (1, d))
-    target = tuple(v for r, d in zip(reps, shape) for v in (r, d))
     if all(r == 1 for r in reps):
         return x.reshape(shape).copy()
+    pairs = tuple(v for d in shape for v in (1, d))
+    target = tuple(v for r, d in zip(reps, shape) for v in (r, d))
     view = S.broadcast_in_dim(x.reshape(pairs), target, tuple(range(2 * n)))
     return view.reshape(result)      # (a stride-0 dim of size > 1 is merged: a copy)
 

@@ -8,12 +8,10 @@ Eager tensors skip lax.reduce's tracing machinery (``_np_reduce``).
 
 import builtins
 
-import operator
-
 import numpy as np
 
 from xarr import _tensor
-from xarr._axes import normalize_axes, normalize_axis
+from xarr._axes import is_scalar_axis, normalize_axes, normalize_axis
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype, check_python_int
 from xarr._graph.jit import Jitted
@@ -32,8 +30,7 @@ from xarr._tensor import Tensor
 def _np_axes(axis, ndim, fn):
     if axis is None:
         return tuple(range(ndim))
-    if ndim == 0 and fn not in ("mean", "var") and not isinstance(axis, (tuple, list)) \
-            and operator.index(axis) in (0, -1):
+    if fn not in ("mean", "var") and is_scalar_axis(axis, ndim):
         return ()      # NumPy's ufunc reductions take axis 0 / -1 of a 0-d array
     return tuple(sorted(normalize_axes(axis, ndim, fn)))
 

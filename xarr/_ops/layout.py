@@ -20,7 +20,7 @@ from xarr import _core
 from xarr import _tensor
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, DTYPES, XLA_NAMES
-from xarr._shape import (Layout, Shape, padding_constraints, physical_dim_map,
+from xarr._shape import (MAX_INT, Layout, Shape, padding_constraints, physical_dim_map,
                          tiled_shape)
 from xarr._tensor import Tensor
 
@@ -52,7 +52,7 @@ def _checked_shape(t, layout, op):
         shape = Shape(XLA_NAMES[CODE_OF[t.dtype]], t.shape, layout)
     except (ValueError, TypeError) as e:
         raise type(e)(f"{op}: {e}") from None
-    if shape.storage_elements >= 1 << 62:
+    if shape.storage_elements >= MAX_INT:
         raise ValueError(f"{op}: layout {layout} of shape {t.shape} needs "
                          f"{shape.storage_elements} elements of storage (at most 2**62)")
     return shape
