@@ -1464,3 +1464,7 @@ NOT_FUZZED = {
     "lax.set_dimension_size": "dynamic shapes: test_graph_control",
     "lax.elementwise_ops": "lists the registry (not an op)",
 }
+
+
+# The contraction family's specs live in their own module, which registers them here.
+import fuzz_contraction  # noqa: E402,F401

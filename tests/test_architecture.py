@@ -232,6 +232,10 @@ def test_tensor_and_traced_share_the_operator_table():
         assert getattr(xa.Tensor, name) is getattr(_methods, name)
         if name != "fill":
             assert getattr(Traced, name) is getattr(_methods, name)
+    for name in _methods.MATMUL_OPERATORS:
+        assert name in _operators(xa.Tensor)
+        if name != "__imatmul__":  # a graph value is not written in place
+            assert getattr(Traced, name) is getattr(_methods, name)
 
 
 @pytest.mark.parametrize("stem,name", _dispatch.BINARY_OPERATORS)

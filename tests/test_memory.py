@@ -75,6 +75,8 @@ FAMILIES = {
     "jit": lambda: fused(a, b),
     "jit static arguments (cache hits)": lambda: static(a, 3),
     "lazy": _lazy_step,
+    "contraction": lambda: (a @ b, xa.einsum("ij,jk,kl->il", a, b, a), xa.dot(a, b[0]),
+                            xa.lax.dot_general(a, b, (((0,), (1,)), ((), ())))),
     "dlpack / NumPy interop": lambda: (xa.from_dlpack(np.ones(4)), np.asarray(a)),
 }
 

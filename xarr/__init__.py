@@ -29,6 +29,7 @@ from xarr._ops.indexing import argwhere, flatnonzero, nonzero, take, take_along_
 from xarr._graph.jit import clear_caches, jit
 from xarr._graph.lazy import eval, lazy  # noqa: A004
 from xarr import lax
+from xarr import linalg
 from xarr._numpy.ufuncs import *  # noqa: F401,F403  (every NumPy elementwise function)
 from xarr._numpy.ufuncs import clip, round, where  # noqa: A004
 from xarr._numpy.manipulation import (array_split, astype, broadcast_arrays, broadcast_shapes,
@@ -39,6 +40,8 @@ from xarr._numpy.manipulation import (array_split, astype, broadcast_arrays, bro
 from xarr._numpy.reductions import (all, allclose, any, argmax, argmin, array_equal,  # noqa
                                     count_nonzero, cumprod, cumsum, cumulative_prod,
                                     cumulative_sum, max, mean, min, prod, std, sum, var)
+from xarr._numpy.contraction import (diagonal, dot, einsum, einsum_path, inner, kron,
+                                      matmul, outer, tensordot, trace, vdot, vecdot)
 from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info__,
                                    can_cast, diff, finfo, iinfo, isdtype, matrix_transpose,
                                    meshgrid, result_type, tril, triu, unstack)

@@ -106,6 +106,34 @@ def fill(self, value):
     self[...] = value
 
 
+# The matrix-product operators: Traced takes these functions, Tensor's class body calls
+# them (a compiled class's operator slots must be defined there).
+def __matmul__(self, other):
+    return api.matmul(self, other)
+
+
+def __rmatmul__(self, other):
+    return api.matmul(other, self)
+
+
+def __imatmul__(self, other):
+    """t @= u: NumPy writes the product into t (its shape must stay)."""
+    return api.matmul(self, other, out=self)
+
+
+def dot(self, b, out=None):
+    return api.dot(self, b, out)
+
+
+def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return api.trace(self, offset, axis1, axis2, dtype, out)
+
+
+def diagonal(self, offset=0, axis1=0, axis2=1):
+    return api.diagonal(self, offset, axis1, axis2)
+
+
 NAMES = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
          "cumsum", "cumprod", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round",
-         "nonzero", "repeat", "take", "conj", "fill")
+         "nonzero", "repeat", "take", "conj", "fill", "dot", "trace", "diagonal")
+MATMUL_OPERATORS = ("__matmul__", "__rmatmul__", "__imatmul__")

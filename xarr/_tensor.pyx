@@ -140,6 +140,19 @@ cdef class Tensor(TensorOperators):
     take = _methods.take
     conj = _methods.conj
     fill = _methods.fill
+    dot = _methods.dot
+    trace = _methods.trace
+    diagonal = _methods.diagonal
+
+    # The matrix product (_methods.MATMUL_OPERATORS; slots are defined in the class body).
+    def __matmul__(self, other):
+        return _methods.__matmul__(self, other)
+
+    def __rmatmul__(self, other):
+        return _methods.__rmatmul__(self, other)
+
+    def __imatmul__(self, other):
+        return _methods.__imatmul__(self, other)
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace: the xarr module."""

@@ -12,6 +12,7 @@ families' own lax functions (xarr/_ops/, xarr/_graph/control.py).
 from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_element, map,
                                  optimization_barrier, register_custom_call_target, switch,
                                  tuple_, while_loop)
+from xarr._ops.contraction import Precision, dot, dot_general
 from xarr._ops.elementwise import RoundingMethod, convert_element_type, lax_apply, lax_round
 from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
@@ -68,6 +69,7 @@ __all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
             "reduce_precision"]
 __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
+__all__ += ["dot", "dot_general", "Precision"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

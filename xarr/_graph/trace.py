@@ -476,8 +476,8 @@ class Traced:
 # and the NumPy-style methods (t.sum(axis=0) ...) Tensor has; fill writes in place, which
 # a graph value cannot.
 install_operators(Traced)
-for _name in _methods.NAMES:
-    if _name != "fill":
+for _name in _methods.NAMES + _methods.MATMUL_OPERATORS:
+    if _name not in ("fill", "__imatmul__"):
         setattr(Traced, _name, getattr(_methods, _name))
 
 

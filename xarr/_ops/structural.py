@@ -51,10 +51,11 @@ def on_strided(impl):
     return run
 
 
-def defop(name, rule, impl, view=False, text=None):
+def defop(name, rule, impl, view=False, text=None, hlo=""):
     """Registers structural op ``name``: its shape rule, its eager impl (also the graph
-    executor's step) and its HLO attributes (``text(attrs) -> ["key=value", ...]``)."""
-    register(Op(name, "structural", rule=rule, impl=on_strided(impl), view=view,
+    executor's step), its HLO attributes (``text(attrs) -> ["key=value", ...]``) and its
+    HLO opcode when it is not the name's (``dot_general`` prints as ``dot``)."""
+    register(Op(name, "structural", rule=rule, impl=on_strided(impl), view=view, hlo=hlo,
                 text=None if text is None else (lambda instr: text(instr.attrs))))
 
 

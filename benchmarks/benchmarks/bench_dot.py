@@ -1,0 +1,157 @@
+"""The contraction engine (issue 12): GFLOP/s of square and skinny GEMMs in f32 / f64,
+operands in {0,1} and transposed views, batched small products, einsum, matrix-vector
+bandwidth, the fused jit relu(x @ w + b), and the NumPy (OpenBLAS) ratios measured in the
+same process."""
+
+import numpy as np
+
+import xarr as xa
+
+from .common import best_time, rng
+
+SHAPES = {"128^3": (128, 128, 128), "512^3": (512, 512, 512), "2048^3": (2048, 2048, 2048),
+          "4096x64x4096": (4096, 64, 4096), "64x4096x64": (64, 4096, 64)}
+
+
+def _operands(m, k, n, dtype, seed=20):
+    g = rng(seed)
+    return g.random((m, k)).astype(dtype), g.random((k, n)).astype(dtype)
+
+
+class Gemm:
+    """C = A @ B, m x k x n (``shape``), both row-major."""
+    params = [list(SHAPES), ["float32", "float64"]]
+    param_names = ["shape", "dtype"]
+    timeout = 300
+
+    def setup(self, shape, dtype):
+        m, k, n = SHAPES[shape]
+        self.flops = 2.0 * m * k * n
+        self.a, self.b = _operands(m, k, n, dtype)
+        self.xa_a, self.xa_b = xa.asarray(self.a, copy=True), xa.asarray(self.b, copy=True)
+
+    def time_xarr(self, shape, dtype):
+        self.xa_a @ self.xa_b
+
+    def time_numpy(self, shape, dtype):
+        self.a @ self.b
+
+    def track_gflops(self, shape, dtype):
+        return self.flops / best_time(lambda: self.xa_a @ self.xa_b) / 1e9
+
+    def track_speedup_vs_numpy(self, shape, dtype):
+        return best_time(lambda: self.a @ self.b) / best_time(lambda: self.xa_a @ self.xa_b)
+
+    track_gflops.unit = "GFLOP/s"
+    track_speedup_vs_numpy.unit = "x"
+
+
+class GemmLayouts:
+    """2048^3 f32 with A in {0,1}, or A a transposed view: the ratio to the {1,0} time
+    (the packing reads any strides; goal >= 0.95)."""
+    params = [["{0,1}", "transposed view"]]
+    param_names = ["a_storage"]
+    timeout = 300
+
+    def setup(self, how):
+        a, b = _operands(2048, 2048, 2048, np.float32)
+        self.row = xa.asarray(a, copy=True)
+        self.b = xa.asarray(b, copy=True)
+        self.other = xa.asarray(a, layout=(0, 1)) if how == "{0,1}" else \
+            xa.asarray(np.ascontiguousarray(a.T), copy=True).T
+
+    def time_xarr(self, how):
+        self.other @ self.b
+
+    def track_ratio_to_row_major(self, how):
+        return best_time(lambda: self.row @ self.b) / best_time(lambda: self.other @ self.b)
+
+    track_ratio_to_row_major.unit = "x"
+
+
+class Batched:
+    """4096 x (32x32 @ 32x32) f32 as matmul and as einsum('bij,bkj->bik')."""
+    params = [["matmul", "einsum"]]
+    param_names = ["form"]
+
+    def setup(self, form):
+        g = rng(21)
+        self.a = g.random((4096, 32, 32)).astype(np.float32)
+        self.b = g.random((4096, 32, 32)).astype(np.float32)
+        self.xa_a, self.xa_b = xa.asarray(self.a, copy=True), xa.asarray(self.b, copy=True)
+        if form == "matmul":
+            self.np_fn = lambda: np.matmul(self.a, self.b)
+            self.xa_fn = lambda: xa.matmul(self.xa_a, self.xa_b)
+        else:
+            self.np_fn = lambda: np.einsum("bij,bkj->bik", self.a, self.b)
+            self.xa_fn = lambda: xa.einsum("bij,bkj->bik", self.xa_a, self.xa_b)
+
+    def time_xarr(self, form):
+        self.xa_fn()
+
+    def time_numpy(self, form):
+        self.np_fn()
+
+    def track_speedup_vs_numpy(self, form):
+        return best_time(self.np_fn) / best_time(self.xa_fn)
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class MatVec:
+    """4096x4096 f32 @ 4096 (row-major and {0,1}): GB/s read of the matrix, and its ratio
+    to a copy's bandwidth (read + write of the same bytes)."""
+    params = [["{1,0}", "{0,1}"]]
+    param_names = ["layout"]
+
+    def setup(self, layout):
+        g = rng(22)
+        a = g.random((4096, 4096)).astype(np.float32)
+        self.a = a if layout == "{1,0}" else np.asfortranarray(a)
+        self.x = g.random(4096).astype(np.float32)
+        self.xa_a = xa.asarray(a, layout=(1, 0) if layout == "{1,0}" else (0, 1), copy=True)
+        self.xa_x = xa.asarray(self.x)
+        self.big = xa.asarray(g.random(16 * 1024 * 1024).astype(np.float32))
+
+    def time_xarr(self, layout):
+        self.xa_a @ self.xa_x
+
+    def track_gbps(self, layout):
+        return self.a.nbytes / best_time(lambda: self.xa_a @ self.xa_x) / 1e9
+
+    def track_fraction_of_copy_bandwidth(self, layout):
+        copy = 2 * self.big.nbytes / best_time(lambda: self.big.copy())
+        return self.track_gbps(layout) * 1e9 / copy
+
+    def track_speedup_vs_numpy(self, layout):
+        return best_time(lambda: self.a @ self.x) / best_time(lambda: self.xa_a @ self.xa_x)
+
+    track_gbps.unit = "GB/s"
+    track_fraction_of_copy_bandwidth.unit = "x"
+    track_speedup_vs_numpy.unit = "x"
+
+
+class DenseLayer:
+    """jit relu(x @ w + b), 1024x1024x1024 f32, against NumPy's three calls."""
+
+    def setup(self):
+        g = rng(23)
+        self.x = g.random((1024, 1024)).astype(np.float32)
+        self.w = g.random((1024, 1024)).astype(np.float32)
+        self.bias = g.random(1024).astype(np.float32)
+        self.args = [xa.asarray(v, copy=True) for v in (self.x, self.w, self.bias)]
+        self.f = xa.jit(lambda x, w, b: xa.maximum(x @ w + b, 0.0))
+        self.f(*self.args)
+
+    def time_jit(self):
+        self.f(*self.args)
+
+    def track_speedup_vs_numpy(self):
+        return best_time(lambda: np.maximum(self.x @ self.w + self.bias, 0.0)) / \
+            best_time(lambda: self.f(*self.args))
+
+    def track_kernels(self):
+        return self.f.lower(*self.args).compile().kernel_count
+
+    track_speedup_vs_numpy.unit = "x"
+    track_kernels.unit = "kernels"

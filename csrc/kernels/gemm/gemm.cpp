@@ -1,0 +1,534 @@
+// The GEMM driver: orientation, the matrix-vector path, BLIS's five loops with packing from
+// any strides, threads. The contract and the strategy are in gemm.h.
+#include "kernels/gemm/gemm.h"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/capi.h"
+#include "core/threading.h"
+
+namespace xarr {
+
+const GemmTable& gemm_table(int isa) {
+  static const KernelTables<GemmTable> tables(XARR_ISA_FILLS(GemmTable, fill_gemm));
+  return isa < 0 ? tables.active() : tables.table(isa);
+}
+
+int gemm_type_of(int out_dtype) {
+  switch (out_dtype) {
+    case kF32: return kGemmF32;
+    case kF64: return kGemmF64;
+    case kC64: return kGemmC64;
+    case kC128: return kGemmC128;
+    case kS32: case kU32: return kGemmS32;
+    case kS64: case kU64: return kGemmS64;
+    default: return -1;
+  }
+}
+
+namespace {
+
+// ------------------------------------------------------------------ cache sizes
+struct CacheSizes {
+  int64_t l1, l2, l3;
+};
+
+const CacheSizes& cache_sizes() {
+  static const CacheSizes sizes = [] {
+    auto ask = [](int name, int64_t fallback) {
+      long v = sysconf(name);
+      return v > 0 ? static_cast<int64_t>(v) : fallback;
+    };
+    CacheSizes s{ask(_SC_LEVEL1_DCACHE_SIZE, 32 << 10), ask(_SC_LEVEL2_CACHE_SIZE, 512 << 10),
+                 ask(_SC_LEVEL3_CACHE_SIZE, 8 << 20)};
+    // A hypervisor may report nonsense (a 320 MiB "L3"): keep within what CPUs have.
+    s.l1 = std::clamp<int64_t>(s.l1, 16 << 10, 128 << 10);
+    s.l2 = std::clamp<int64_t>(s.l2, 128 << 10, 4 << 20);
+    s.l3 = std::clamp<int64_t>(s.l3, 1 << 20, 64 << 20);
+    return s;
+  }();
+  return sizes;
+}
+
+int64_t round_down(int64_t v, int64_t m) { return std::max<int64_t>(m, v / m * m); }
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize) {
+  const CacheSizes& cs = cache_sizes();
+  GemmBlocking b;
+  b.kc = std::clamp<int64_t>(cs.l1 / (2 * k.nr * itemsize), 64, 512) / 8 * 8;
+  b.mc = std::min<int64_t>(round_down(cs.l2 / (2 * b.kc * itemsize), k.mr), 1024 / k.mr * k.mr);
+  b.nc = std::min<int64_t>(round_down(cs.l3 / (4 * b.kc * itemsize), k.nr), 4096 / k.nr * k.nr);
+  return b;
+}
+
+namespace {
+
+// ------------------------------------------------------------------ dims and offsets
+// One list of dims (batch, m, n or k) with their byte strides in A, B and C. Offsets of a
+// run of linear indices (row-major over the list) are produced incrementally.
+struct DimList {
+  int nd = 0;
+  int64_t size[kGemmMaxDims];
+  int64_t stride[3][kGemmMaxDims];  // [0] = A, [1] = B, [2] = C
+  int64_t total = 1;
+
+  // Drops size-1 dims and merges neighbours that are one dim in every operand.
+  void set(const GemmDim* dims, int n) {
+    nd = 0;
+    total = 1;
+    for (int d = 0; d < n; ++d) {
+      const GemmDim& g = dims[d];
+      if (g.size < 0) throw std::invalid_argument("gemm: negative dim size");
+      total *= g.size;
+      if (g.size == 1) continue;
+      if (nd > 0 && stride[0][nd - 1] == g.stride_a * g.size &&
+          stride[1][nd - 1] == g.stride_b * g.size && stride[2][nd - 1] == g.stride_c * g.size) {
+        size[nd - 1] *= g.size;
+        stride[0][nd - 1] = g.stride_a;
+        stride[1][nd - 1] = g.stride_b;
+        stride[2][nd - 1] = g.stride_c;
+        continue;
+      }
+      size[nd] = g.size;
+      stride[0][nd] = g.stride_a;
+      stride[1][nd] = g.stride_b;
+      stride[2][nd] = g.stride_c;
+      ++nd;
+    }
+  }
+
+  // The step of operand x's offset per linear index when it is one (at most one dim).
+  bool affine(int x, int64_t* step) const {
+    if (nd > 1) return false;
+    *step = nd == 0 ? 0 : stride[x][0];
+    return true;
+  }
+
+  // out_x[i] = offset in operand x of linear index start + i, for i < count (x, y: 0..2).
+  void offsets(int64_t start, int64_t count, int x, int64_t* out_x, int y = -1,
+               int64_t* out_y = nullptr) const {
+    if (count <= 0) return;
+    int64_t idx[kGemmMaxDims];
+    int64_t ox = 0, oy = 0, rest = start;
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[d] = rest % size[d];
+      rest /= size[d];
+      ox += idx[d] * stride[x][d];
+      if (y >= 0) oy += idx[d] * stride[y][d];
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      out_x[i] = ox;
+      if (y >= 0) out_y[i] = oy;
+      for (int d = nd - 1; d >= 0; --d) {  // next multi-index
+        ox += stride[x][d];
+        if (y >= 0) oy += stride[y][d];
+        if (++idx[d] < size[d]) break;
+        ox -= size[d] * stride[x][d];
+        if (y >= 0) oy -= size[d] * stride[y][d];
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+// ------------------------------------------------------------------ packing
+// Packs `rows` (<= mr) rows of an operand into an mr-tall micro-panel: dst[p * mr + r] =
+// convert(src[row_off[r] + k_off[p]]) for p < kc; rows beyond `rows` are zero.
+template <class T> inline T convert_in(bool v) { return T(v ? 1 : 0); }
+template <class T, class S> inline T convert_in(S v) {
+  if constexpr (std::is_same_v<S, bf16>) return T(bf16_to_float(v));
+  else return static_cast<T>(v);
+}
+
+using PackFn = void (*)(void* dst, int mr, int rows, int64_t kc, const char* base,
+                        const int64_t* row_off, const int64_t* k_off);
+
+template <class S, class T>
+void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
+                const int64_t* row_off, const int64_t* k_off) {
+  T* dst = static_cast<T*>(dst_);
+  constexpr int kMaxRows = 64;
+  const char* rp[kMaxRows];
+  for (int r = 0; r < rows; ++r) rp[r] = base + row_off[r];
+  const bool rows_contiguous = std::is_same_v<S, T> && rows == mr &&
+                               (rows == 1 || row_off[rows - 1] - row_off[0] ==
+                                                 int64_t{sizeof(S)} * (rows - 1));
+  bool rows_unit = rows_contiguous;
+  for (int r = 1; rows_unit && r < rows; ++r)
+    rows_unit = row_off[r] - row_off[r - 1] == int64_t{sizeof(S)};
+  if (rows_unit) {  // column-major source: each k step is mr contiguous elements
+    for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * mr, rp[0] + k_off[p], sizeof(T) * mr);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const int64_t ko = k_off[p];
+    T* d = dst + p * mr;
+    for (int r = 0; r < rows; ++r) d[r] = convert_in<T>(*reinterpret_cast<const S*>(rp[r] + ko));
+    for (int r = rows; r < mr; ++r) d[r] = T(0);
+  }
+}
+
+// The pack function reading dtype `src` into type T, or nullptr.
+template <class T>
+PackFn pack_fn(int src) {
+  PackFn fn = nullptr;
+  visit_dtype(src, [&](auto s) {
+    using S = decltype(s);
+    if constexpr (std::is_same_v<S, T>) {
+      fn = &pack_panel<S, T>;
+    } else if constexpr (std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16>) fn = &pack_panel<S, T>;
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      if constexpr (std::is_same_v<S, bool> || std::is_same_v<S, int8_t> ||
+                    std::is_same_v<S, uint8_t> || std::is_same_v<S, int16_t> ||
+                    std::is_same_v<S, uint16_t> || std::is_same_v<S, uint32_t>)
+        fn = &pack_panel<S, T>;
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if constexpr (std::is_same_v<S, uint64_t>) fn = &pack_panel<S, T>;
+    }
+  });
+  return fn;
+}
+
+// ------------------------------------------------------------------ aligned buffers
+struct Buffer {
+  void* p = nullptr;
+  int64_t n = 0;
+  Buffer() = default;
+  explicit Buffer(int64_t bytes) : n(std::max<int64_t>(bytes, 64)) {
+    p = aligned_alloc64(n);
+    if (!p) throw std::bad_alloc();
+  }
+  Buffer(Buffer&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+  Buffer& operator=(Buffer&& o) noexcept {
+    std::swap(p, o.p);
+    std::swap(n, o.n);
+    return *this;
+  }
+  ~Buffer() {
+    if (p) aligned_free(p, n);
+  }
+};
+
+// Items [lo, hi) of n for thread `tid` of `nt` (static split).
+inline void split(int64_t n, int tid, int nt, int64_t* lo, int64_t* hi) {
+  *lo = n * tid / nt;
+  *hi = n * (tid + 1) / nt;
+}
+
+inline void team_barrier(bool team) {
+  if (team) {
+#pragma omp barrier
+  }
+}
+
+// ------------------------------------------------------------------ the typed driver
+template <class T>
+struct Driver {
+  static constexpr int kMaxTile = 1024;  // elements of the local edge tile
+  static constexpr int kMaxK = 512;      // KC's upper bound (gemm_blocking)
+
+  const GemmProblem& p;
+  DimList batch, m, n, k;
+  const GemmMicroKernel& uk;
+  const GemmTable& table;
+  int type;
+  PackFn pack_a, pack_b;
+  GemmBlocking blk;
+  bool c_direct = false;  // full tiles store straight into C
+  int64_t rs_c = 0;       // C's row stride in elements when direct
+
+  Driver(const GemmProblem& prob, const GemmTable& t, int ty)
+      : p(prob), uk(t.kernel[ty]), table(t), type(ty) {
+    batch.set(p.batch, p.nbatch);
+    m.set(p.m, p.nm);
+    n.set(p.n, p.nn);
+    k.set(p.k, p.nk);
+    pack_a = pack_fn<T>(p.dtype_a);
+    pack_b = pack_fn<T>(p.dtype_b);
+    if (!pack_a || !pack_b)
+      throw std::invalid_argument(std::string("gemm: no kernel computing in this type reads ") +
+                                  dtype_name(pack_a ? p.dtype_b : p.dtype_a));
+    if (uk.mr * uk.nr > kMaxTile || uk.mr > 64 || uk.nr > 64)
+      throw std::invalid_argument("gemm: micro-kernel tile too large");
+    blk = gemm_blocking(uk, sizeof(T));
+    int64_t sm = 0, sn = 0;
+    if (m.affine(2, &sm) && n.affine(2, &sn) && (n.total <= 1 || sn == int64_t{sizeof(T)}) &&
+        sm % int64_t{sizeof(T)} == 0) {
+      c_direct = true;
+      rs_c = sm / int64_t{sizeof(T)};
+    }
+  }
+
+  // Matrix-vector eligibility: n == 1, both operands of type T, single affine k and m.
+  bool gemv_ok(int64_t* a_m, int64_t* a_k, int64_t* b_k, int64_t* c_m) const {
+    if (n.total != 1 || !table.dot[type] || !table.axpy[type]) return false;
+    if (p.dtype_a != TypeInfo<T>::code || p.dtype_b != TypeInfo<T>::code) return false;
+    return m.affine(0, a_m) && m.affine(2, c_m) && k.affine(0, a_k) && k.affine(1, b_k) &&
+           *c_m % int64_t{sizeof(T)} == 0;
+  }
+
+  void zero_c(char* c) const {
+    std::vector<int64_t> roff(m.total), coff(n.total);
+    m.offsets(0, m.total, 2, roff.data());
+    n.offsets(0, n.total, 2, coff.data());
+    for (int64_t i = 0; i < m.total; ++i)
+      for (int64_t j = 0; j < n.total; ++j) *reinterpret_cast<T*>(c + roff[i] + coff[j]) = T(0);
+  }
+
+  // One product (one batch item) on a team of nt threads (team = inside a parallel region
+  // with every thread calling) or alone. apack / bpack: the (shared, for a team) buffers.
+  void product(const char* a, const char* b, char* c, T* apack, T* bpack, int tid, int nt,
+               bool team) const {
+    const int MR = uk.mr, NR = uk.nr;
+    const int64_t M = m.total, N = n.total, K = k.total;
+    int64_t ka[kMaxK], kb[kMaxK];
+    int64_t row_a[64], row_c[64], col_b[64], col_c[64];
+    for (int64_t jc = 0; jc < N; jc += blk.nc) {
+      const int64_t nc = std::min(blk.nc, N - jc);
+      const int64_t npanels = (nc + NR - 1) / NR;
+      for (int64_t pc = 0; pc < K; pc += blk.kc) {
+        const int64_t kc = std::min(blk.kc, K - pc);
+        k.offsets(pc, kc, 0, ka, 1, kb);
+        int64_t lo, hi;
+        split(npanels, tid, nt, &lo, &hi);
+        for (int64_t jp = lo; jp < hi; ++jp) {
+          const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
+          n.offsets(jc + jp * NR, cols, 1, col_b);
+          pack_b(bpack + jp * kc * NR, NR, cols, kc, b, col_b, kb);
+        }
+        team_barrier(team);
+        for (int64_t ic = 0; ic < M; ic += blk.mc) {
+          const int64_t mc = std::min(blk.mc, M - ic);
+          const int64_t mpanels = (mc + MR - 1) / MR;
+          split(mpanels, tid, nt, &lo, &hi);
+          for (int64_t ip = lo; ip < hi; ++ip) {
+            const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
+            m.offsets(ic + ip * MR, rows, 0, row_a);
+            pack_a(apack + ip * kc * MR, MR, rows, kc, a, row_a, ka);
+          }
+          team_barrier(team);
+          // The tiles (jp outer, ip inner), split among the team.
+          split(npanels * mpanels, tid, nt, &lo, &hi);
+          int64_t cur_jp = -1;
+          int cols = 0;
+          for (int64_t it = lo; it < hi; ++it) {
+            const int64_t jp = it / mpanels, ip = it % mpanels;
+            if (jp != cur_jp) {
+              cur_jp = jp;
+              cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
+              n.offsets(jc + jp * NR, cols, 2, col_c);
+            }
+            const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
+            const T* ap = apack + ip * kc * MR;
+            const T* bp = bpack + jp * kc * NR;
+            m.offsets(ic + ip * MR, rows, 2, row_c);
+            if (c_direct && rows == MR && cols == NR) {
+              uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs_c, 1, pc > 0);
+              continue;
+            }
+            alignas(64) T tile[kMaxTile];
+            uk.fn(kc, ap, bp, tile, NR, 1, false);
+            for (int r = 0; r < rows; ++r)
+              for (int j = 0; j < cols; ++j) {
+                T& d = *reinterpret_cast<T*>(c + row_c[r] + col_c[j]);
+                d = pc > 0 ? d + tile[r * NR + j] : tile[r * NR + j];
+              }
+          }
+          team_barrier(team);
+        }
+      }
+    }
+  }
+
+  // y = A x for rows [lo, hi) (gemv_ok's strides); xbuf: x when B's k stride is not unit.
+  void gemv_rows(const char* a, const T* x, char* c, int64_t lo, int64_t hi, int64_t a_m,
+                 int64_t a_k, int64_t c_m) const {
+    const int64_t K = k.total;
+    if (a_k == int64_t{sizeof(T)} || K <= 1) {  // each y[i] a contiguous dot product
+      for (int64_t i = lo; i < hi; ++i) table.dot[type](K, a + i * a_m, x, c + i * c_m);
+      return;
+    }
+    // Columns of A are contiguous: y += A[:, p] * x[p] over chunks of rows kept in L1.
+    constexpr int64_t kChunk = 2048;
+    alignas(64) T y[kChunk];
+    for (int64_t i0 = lo; i0 < hi; i0 += kChunk) {
+      const int64_t rows = std::min(kChunk, hi - i0);
+      std::fill(y, y + rows, T(0));
+      for (int64_t pk = 0; pk < K; ++pk) table.axpy[type](rows, x + pk, a + i0 * a_m + pk * a_k, y);
+      for (int64_t i = 0; i < rows; ++i) *reinterpret_cast<T*>(c + (i0 + i) * c_m) = y[i];
+    }
+  }
+
+  void run() const {
+    const int64_t M = m.total, N = n.total, K = k.total, B = batch.total;
+    if (M == 0 || N == 0 || B == 0) return;
+    std::vector<int64_t> boff_a(B), boff_b(B), boff_c(B);
+    batch.offsets(0, B, 0, boff_a.data(), 1, boff_b.data());
+    batch.offsets(0, B, 2, boff_c.data());
+    if (K == 0) {
+      for (int64_t bi = 0; bi < B; ++bi) zero_c(p.c + boff_c[bi]);
+      return;
+    }
+    const double flops = static_cast<double>(M) * N * K * B;
+    int nt = get_num_threads();
+    if (flops < static_cast<double>(kGemmParallelMinFlops)) nt = 1;
+
+    int64_t a_m, a_k, b_k, c_m;
+    if (gemv_ok(&a_m, &a_k, &b_k, &c_m) && (a_k == int64_t{sizeof(T)} || a_m == int64_t{sizeof(T)} || K <= 1)) {
+      run_gemv(boff_a, boff_b, boff_c, nt, a_m, a_k, b_k, c_m);
+      return;
+    }
+    const int64_t per_product = M * N * K;
+    const bool over_batch = nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 24);
+    const int64_t kc = std::min(blk.kc, K);
+    const int64_t a_elems = round_up(std::min(blk.mc, M), uk.mr) * kc;
+    const int64_t b_elems = round_up(std::min(blk.nc, N), uk.nr) * kc;
+    if (over_batch) {
+      std::vector<Buffer> apacks, bpacks;
+      for (int t = 0; t < nt; ++t) {
+        apacks.emplace_back(a_elems * int64_t{sizeof(T)});
+        bpacks.emplace_back(b_elems * int64_t{sizeof(T)});
+      }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+      for (int64_t bi = 0; bi < B; ++bi) {
+        const int t = omp_get_thread_num();
+        product(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi],
+                static_cast<T*>(apacks[t].p), static_cast<T*>(bpacks[t].p), 0, 1, false);
+      }
+      return;
+    }
+    Buffer apack(a_elems * int64_t{sizeof(T)}), bpack(b_elems * int64_t{sizeof(T)});
+    T* ap = static_cast<T*>(apack.p);
+    T* bp = static_cast<T*>(bpack.p);
+    if (nt <= 1) {
+      for (int64_t bi = 0; bi < B; ++bi)
+        product(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], ap, bp, 0, 1, false);
+      return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+      const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+      for (int64_t bi = 0; bi < B; ++bi)
+        product(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], ap, bp, tid, team,
+                team > 1);
+    }
+  }
+
+  void run_gemv(const std::vector<int64_t>& boff_a, const std::vector<int64_t>& boff_b,
+                const std::vector<int64_t>& boff_c, int nt, int64_t a_m, int64_t a_k,
+                int64_t b_k, int64_t c_m) const {
+    const int64_t M = m.total, K = k.total, B = batch.total;
+    const bool x_unit = b_k == int64_t{sizeof(T)} || K <= 1;
+    std::vector<T> xbuf(x_unit ? 0 : K);
+    const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(M, 64));
+    // Work items: (batch item, chunk of rows); x gathered once per batch item.
+    for (int64_t bi = 0; bi < B; ++bi) {
+      const char* a = p.a + boff_a[bi];
+      const char* b = p.b + boff_b[bi];
+      char* c = p.c + boff_c[bi];
+      const T* x = reinterpret_cast<const T*>(b);
+      if (!x_unit) {
+        for (int64_t q = 0; q < K; ++q) xbuf[q] = *reinterpret_cast<const T*>(b + q * b_k);
+        x = xbuf.data();
+      }
+      const int threads = static_cast<double>(M) * K >= kGemmParallelMinFlops ? nt : 1;
+      parallel_for(threads, threads > 1 ? chunks : 1, [&](int64_t ch) {
+        const int64_t parts = threads > 1 ? chunks : 1;
+        gemv_rows(a, x, c, M * ch / parts, M * (ch + 1) / parts, a_m, a_k, c_m);
+      });
+    }
+  }
+};
+
+// Swaps the roles of A and B (C^T = B^T A^T): m <-> n, and every dim's A and B strides.
+void transpose_problem(GemmProblem* q) {
+  std::swap(q->a, q->b);
+  std::swap(q->dtype_a, q->dtype_b);
+  std::swap(q->nm, q->nn);
+  for (int d = 0; d < kGemmMaxDims; ++d) std::swap(q->m[d], q->n[d]);
+  auto swap_ab = [](GemmDim* dims, int nd) {
+    for (int d = 0; d < nd; ++d) std::swap(dims[d].stride_a, dims[d].stride_b);
+  };
+  swap_ab(q->batch, q->nbatch);
+  swap_ab(q->m, q->nm);
+  swap_ab(q->n, q->nn);
+  swap_ab(q->k, q->nk);
+}
+
+int64_t extent(const GemmDim* dims, int nd) {
+  int64_t t = 1;
+  for (int d = 0; d < nd; ++d) t *= dims[d].size;
+  return t;
+}
+
+// Whether the C stride of the dims' linear index is one element (the innermost dim of size
+// > 1 has stride `itemsize` and the others nest over it).
+bool unit_c(const GemmDim* dims, int nd, int64_t itemsize) {
+  DimList l;
+  l.set(dims, nd);
+  int64_t step = 0;
+  return l.total > 1 && l.affine(2, &step) && step == itemsize;
+}
+
+template <class T>
+bool reads(int dtype) {
+  return pack_fn<T>(dtype) != nullptr;
+}
+
+template <class T>
+void run_typed(const GemmProblem& p, int type) {
+  GemmProblem q = p;
+  const int64_t es = sizeof(T);
+  // Orientation: n == 1 is the matrix-vector form; otherwise C's unit stride along n.
+  const int64_t M = extent(q.m, q.nm), N = extent(q.n, q.nn);
+  if ((N != 1 && M == 1) || (N > 1 && !unit_c(q.n, q.nn, es) && unit_c(q.m, q.nm, es)))
+    transpose_problem(&q);
+  Driver<T> d(q, gemm_table(), type);
+  d.run();
+}
+
+}  // namespace
+
+bool gemm_reads(int out_dtype, int in_dtype) {
+  switch (gemm_type_of(out_dtype)) {
+    case kGemmF32: return reads<float>(in_dtype);
+    case kGemmF64: return reads<double>(in_dtype);
+    case kGemmC64: return reads<c64>(in_dtype);
+    case kGemmC128: return reads<c128>(in_dtype);
+    case kGemmS32: return reads<int32_t>(in_dtype);
+    case kGemmS64: return reads<int64_t>(in_dtype);
+    default: return false;
+  }
+}
+
+void gemm_run(const GemmProblem& p) {
+  if (p.nbatch < 0 || p.nm < 0 || p.nn < 0 || p.nk < 0 || p.nbatch > kGemmMaxDims ||
+      p.nm > kGemmMaxDims || p.nn > kGemmMaxDims || p.nk > kGemmMaxDims)
+    throw std::invalid_argument("gemm: too many dims");
+  switch (p.type) {
+    case kGemmF32: return run_typed<float>(p, p.type);
+    case kGemmF64: return run_typed<double>(p, p.type);
+    case kGemmC64: return run_typed<c64>(p, p.type);
+    case kGemmC128: return run_typed<c128>(p, p.type);
+    case kGemmS32: return run_typed<int32_t>(p, p.type);
+    case kGemmS64: return run_typed<int64_t>(p, p.type);
+    default: throw std::invalid_argument("gemm: unknown computation type");
+  }
+}
+
+}  // namespace xarr

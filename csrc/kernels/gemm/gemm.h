@@ -1,0 +1,124 @@
+// The contraction engine: C[batch, m, n] (+)= sum_k A[batch, m, k] * B[batch, n, k] over
+// strided operands of any layout, BLIS's algorithm in xarr's code. lax.dot_general, matmul,
+// einsum, tensordot ... all end here (xarr/_bindings/gemm.pyx `gemm_into`).
+//
+// Entry point:
+//
+//   void gemm_run(const GemmProblem& p);
+//
+// A problem is four lists of dims, each dim with its extent and one BYTE stride per operand
+// (a, b, c; 0 where the operand lacks that dim, or for a broadcast batch dim):
+//   batch dims   in A, B and C                     (lax: the batch dimensions)
+//   m dims       in A and C (stride b = 0)          (lax: lhs free dims)
+//   n dims       in B and C (stride a = 0)          (lax: rhs free dims)
+//   k dims       in A and B (stride c = 0)          (lax: contracting dims)
+// Several dims per list are allowed (the binding coalesces what it can first): the engine
+// walks them through offset tables, so no operand is ever copied or transposed whole.
+// Strides may be negative, zero (broadcast) or anything a view has.
+//
+// Element types: A and B have dtypes `dtype_a` and `dtype_b`; the product is computed in
+// `type` (a GemmType: f32, f64, c64, c128, s32, s64), which is C's dtype. Inputs are
+// converted while they are packed: f16 / bf16 -> f32, s8 / u8 / s16 / u16 / u32 / pred -> s32
+// (u32 and s32 share their bits: the s32 result is the u32 result modulo 2**32),
+// u64 -> s64. Integers wrap (two's complement), as XLA's do. Complex products are
+// (ar*br - ai*bi, ar*bi + ai*br), with no Annex G recovery of infinities.
+//
+// Worked example: A f32[2,3]{1,0} = [[1,2,3],[4,5,6]], B f32[3,2]{1,0} = [[1,0],[0,1],[1,1]]
+// (a plain matmul: B's k dim is its first): m = {2, (12, 0, 8)}, n = {2, (0, 4, 4)},
+// k = {3, (4, 8, 0)}, C f32[2,2]{1,0} -> [[4, 5], [10, 11]]. With B stored {0,1} only B's
+// strides change (n stride 12, k stride 4); the result is the same.
+//
+// Strategy (gemm.cpp):
+//   * C's unit-stride dim decides the orientation: if C is column-major the problem is
+//     transposed (A and B swap roles), so micro-kernels always store along contiguous rows.
+//   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
+//     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
+//   * otherwise the five BLIS loops: jc (NC columns of B) > pc (KC of k) > pack B into
+//     NR-wide micro-panels > ic (MC rows of A) > pack A into MR-tall micro-panels > jr > ir:
+//     the micro-kernel multiplies an MR x KC panel of A by a KC x NR panel of B into
+//     registers and adds them to C. MC / KC / NC come from the running CPU's cache sizes
+//     (GemmBlocking below). Edge tiles go through a local MR x NR tile.
+//   * threads: OpenMP over the jr loop (both packs are shared and packed by all threads),
+//     or, for a batch of small products, over the batch (each thread packs its own). Below
+//     kGemmParallelMinFlops one thread runs. The GIL is the caller's business.
+// Every ISA computes each C element as a sum over k in the same order within a KC block
+// and adds the blocks in order; only the rounding of the fused multiply-add differs from
+// the reference (which multiplies, then adds).
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/isa.h"
+
+namespace xarr {
+
+constexpr int kGemmMaxDims = 16;
+
+// The types a product is computed (and C stored) in.
+enum GemmType : int { kGemmF32 = 0, kGemmF64, kGemmC64, kGemmC128, kGemmS32, kGemmS64, kGemmNumTypes };
+
+// The GemmType that computes a product of two dtype codes whose result is `out_dtype`, or -1.
+int gemm_type_of(int out_dtype);
+// Whether a product into `out_dtype` reads operands of `in_dtype` (the conversions above).
+bool gemm_reads(int out_dtype, int in_dtype);
+
+struct GemmDim {
+  int64_t size = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // bytes
+};
+
+struct GemmProblem {
+  int type = kGemmF32;          // GemmType: C's dtype and the arithmetic
+  int dtype_a = kF32, dtype_b = kF32;
+  const char* a = nullptr;
+  const char* b = nullptr;
+  char* c = nullptr;
+  int nbatch = 0, nm = 0, nn = 0, nk = 0;
+  GemmDim batch[kGemmMaxDims], m[kGemmMaxDims], n[kGemmMaxDims], k[kGemmMaxDims];
+};
+
+// Throws std::invalid_argument for an unsupported (type, dtype) pair or too many dims, and
+// std::bad_alloc when the packing buffers cannot be allocated. Threads: get_num_threads().
+void gemm_run(const GemmProblem& p);
+
+// ------------------------------------------------------------------ micro-kernels
+// c[i * rs_c + j * cs_c] = (accumulate ? c[...] : 0) + sum_p a[p * mr + i] * b[p * nr + j]
+// for i < mr, j < nr (element strides, in the kernel's type). `a` is a packed micro-panel
+// of A (kc steps of mr values), `b` one of B (kc steps of nr values), both 64-byte aligned.
+using GemmMicroKernelFn = void (*)(int64_t kc, const void* a, const void* b, void* c,
+                                   int64_t rs_c, int64_t cs_c, bool accumulate);
+// Matrix-vector kernels (type T): dot(k, x, y) = sum_p x[p] * y[p] (contiguous);
+// axpy(n, alpha, x, y): y[i] += alpha * x[i] (contiguous).
+using GemmDotFn = void (*)(int64_t k, const void* x, const void* y, void* result);
+using GemmAxpyFn = void (*)(int64_t n, const void* alpha, const void* x, void* y);
+
+struct GemmMicroKernel {
+  GemmMicroKernelFn fn = nullptr;
+  int mr = 0, nr = 0;
+  const char* name = "";  // dtype, ISA and tile: "sgemm_avx2_6x16"
+};
+
+struct GemmTable {
+  GemmMicroKernel kernel[kGemmNumTypes];
+  GemmDotFn dot[kGemmNumTypes] = {};
+  GemmAxpyFn axpy[kGemmNumTypes] = {};
+};
+
+XARR_DECLARE_ISA_FILLS(GemmTable, fill_gemm)
+
+// The table of an ISA (the active one for isa < 0); the binding reports kernel names.
+const GemmTable& gemm_table(int isa = -1);
+
+// Cache blocking for a micro-kernel: KC keeps a B micro-panel in half of L1, MC an A block
+// in half of L2, NC a B block in a share of L3 (each thread's). From the running CPU's
+// cache sizes (sysconf), with BLIS-like defaults when the OS does not say.
+struct GemmBlocking {
+  int64_t mc, kc, nc;
+};
+GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize);
+
+// Below this many multiply-adds a product runs on one thread.
+constexpr int64_t kGemmParallelMinFlops = int64_t{1} << 18;
+
+}  // namespace xarr

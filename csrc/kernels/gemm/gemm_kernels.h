@@ -1,0 +1,202 @@
+// The GEMM micro-kernels and matrix-vector kernels, written once as templates and compiled
+// by each ISA's file (gemm_ref.cpp, gemm_baseline.cpp, gemm_avx2.cpp, gemm_avx512.cpp)
+// with that ISA's flags, inside that file's namespace XARR_ISA_NS (a template instantiated
+// with AVX2 flags must never be the one the linker hands the reference table).
+// Contracts: gemm.h (GemmMicroKernelFn, GemmDotFn, GemmAxpyFn).
+//
+//   ukernel_scalar<T, MR, NR>   one C element at a time; the reference (and the complex and
+//                               64-bit integer kernels of every ISA without a vector one)
+//   ukernel_vec<V, MR, NV>      MR x (NV * lanes) accumulators in vector registers: per k
+//                               step, NV loads of B, MR broadcasts of A, MR * NV fused
+//                               multiply-adds (BLIS's register blocking). V is a vector
+//                               traits struct (the ISA file defines it): T, R, kLanes, zero,
+//                               load, loadu, bcast, fma, add, storeu.
+//   dot_scalar / dot_vec, axpy_scalar / axpy_vec   the matrix-vector kernels.
+#ifndef XARR_ISA_NS
+#error "define XARR_ISA_NS (the ISA's namespace) before including gemm_kernels.h"
+#endif
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/gemm/gemm.h"
+
+namespace xarr {
+namespace XARR_ISA_NS {
+namespace gemm_detail {
+
+// acc + a * b in T's arithmetic. Complex: written out, so every ISA rounds the same way
+// and no Annex G recovery runs (BLAS does the same).
+template <class T> inline T madd(T acc, T a, T b) { return acc + a * b; }
+template <class F> inline std::complex<F> madd(std::complex<F> acc, std::complex<F> a,
+                                               std::complex<F> b) {
+  return {acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
+          acc.imag() + (a.real() * b.imag() + a.imag() * b.real())};
+}
+
+template <class T, int MR, int NR>
+void ukernel_scalar(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
+                    int64_t cs_c, bool accumulate) {
+  const T* a = static_cast<const T*>(a_);
+  const T* b = static_cast<const T*>(b_);
+  T* c = static_cast<T*>(c_);
+  T acc[MR][NR];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
+  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR)
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j) acc[i][j] = madd(acc[i][j], a[i], b[j]);
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) {
+      T& d = c[i * rs_c + j * cs_c];
+      d = accumulate ? d + acc[i][j] : acc[i][j];
+    }
+}
+
+template <class V, int MR, int NV>
+void ukernel_vec(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
+                 int64_t cs_c, bool accumulate) {
+  using T = typename V::T;
+  using R = typename V::R;
+  constexpr int L = V::kLanes;
+  constexpr int NR = NV * L;
+  const T* a = static_cast<const T*>(a_);
+  const T* b = static_cast<const T*>(b_);
+  T* c = static_cast<T*>(c_);
+  R acc[MR][NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) acc[i][j] = V::zero();
+  // C's rows are read (or written) after the loop: start bringing them in now.
+  for (int i = 0; i < MR; ++i) __builtin_prefetch(c + i * rs_c, 1);
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    R bv[NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) bv[j] = V::load(b + j * L);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      R av = V::bcast(a + i);
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) acc[i][j] = V::fma(av, bv[j], acc[i][j]);
+    }
+  }
+  if (cs_c == 1) {
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) {
+        T* d = c + i * rs_c + j * L;
+        V::storeu(d, accumulate ? V::add(V::loadu(d), acc[i][j]) : acc[i][j]);
+      }
+    return;
+  }
+  // (every access to acc is fully unrolled: an indexed one would keep acc in memory)
+  alignas(64) T tile[MR * NR];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) V::storeu(tile + i * NR + j * L, acc[i][j]);
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) {
+      T& d = c[i * rs_c + j * cs_c];
+      d = accumulate ? d + tile[i * NR + j] : tile[i * NR + j];
+    }
+}
+
+template <class T>
+void dot_scalar(int64_t k, const void* x_, const void* y_, void* result) {
+  const T* x = static_cast<const T*>(x_);
+  const T* y = static_cast<const T*>(y_);
+  T s = T(0);
+  for (int64_t p = 0; p < k; ++p) s = madd(s, x[p], y[p]);
+  *static_cast<T*>(result) = s;
+}
+
+template <class T>
+void axpy_scalar(int64_t n, const void* alpha_, const void* x_, void* y_) {
+  const T alpha = *static_cast<const T*>(alpha_);
+  const T* x = static_cast<const T*>(x_);
+  T* y = static_cast<T*>(y_);
+  for (int64_t i = 0; i < n; ++i) y[i] = madd(y[i], alpha, x[i]);
+}
+
+// Four vector accumulators (the loads of two streams keep two FMA pipes busy), combined in
+// a fixed order, then the tail in scalar.
+template <class V>
+void dot_vec(int64_t k, const void* x_, const void* y_, void* result) {
+  using T = typename V::T;
+  using R = typename V::R;
+  constexpr int L = V::kLanes;
+  const T* x = static_cast<const T*>(x_);
+  const T* y = static_cast<const T*>(y_);
+  R s0 = V::zero(), s1 = V::zero(), s2 = V::zero(), s3 = V::zero();
+  int64_t p = 0;
+  for (; p + 4 * L <= k; p += 4 * L) {
+    s0 = V::fma(V::loadu(x + p), V::loadu(y + p), s0);
+    s1 = V::fma(V::loadu(x + p + L), V::loadu(y + p + L), s1);
+    s2 = V::fma(V::loadu(x + p + 2 * L), V::loadu(y + p + 2 * L), s2);
+    s3 = V::fma(V::loadu(x + p + 3 * L), V::loadu(y + p + 3 * L), s3);
+  }
+  for (; p + L <= k; p += L) s0 = V::fma(V::loadu(x + p), V::loadu(y + p), s0);
+  alignas(64) T lanes[L];
+  V::storeu(lanes, V::add(V::add(s0, s1), V::add(s2, s3)));
+  T s = T(0);
+  for (int i = 0; i < L; ++i) s += lanes[i];
+  for (; p < k; ++p) s = madd(s, x[p], y[p]);
+  *static_cast<T*>(result) = s;
+}
+
+template <class V>
+void axpy_vec(int64_t n, const void* alpha_, const void* x_, void* y_) {
+  using T = typename V::T;
+  constexpr int L = V::kLanes;
+  const T alpha = *static_cast<const T*>(alpha_);
+  const T* x = static_cast<const T*>(x_);
+  T* y = static_cast<T*>(y_);
+  const typename V::R va = V::bcast(&alpha);
+  int64_t i = 0;
+  for (; i + 2 * L <= n; i += 2 * L) {
+    V::storeu(y + i, V::fma(va, V::loadu(x + i), V::loadu(y + i)));
+    V::storeu(y + i + L, V::fma(va, V::loadu(x + i + L), V::loadu(y + i + L)));
+  }
+  for (; i + L <= n; i += L) V::storeu(y + i, V::fma(va, V::loadu(x + i), V::loadu(y + i)));
+  if (i < n) {  // the tail through the same vector operation: every y[i] rounds alike,
+    alignas(64) T xt[L] = {}, yt[L] = {};  // wherever a thread's rows start
+    std::memcpy(xt, x + i, sizeof(T) * (n - i));
+    std::memcpy(yt, y + i, sizeof(T) * (n - i));
+    V::storeu(yt, V::fma(va, V::loadu(xt), V::loadu(yt)));
+    std::memcpy(y + i, yt, sizeof(T) * (n - i));
+  }
+}
+
+// GCC vector extensions: a portable vector of `Bytes` bytes (the baseline ISA's SSE2, and
+// the integer types AVX2 has no multiply for). fma is a multiply, then an add.
+template <class Elem, int Bytes>
+struct GccVec {
+  using T = Elem;
+  typedef Elem R __attribute__((vector_size(Bytes)));
+  static constexpr int kLanes = Bytes / sizeof(Elem);
+  static R zero() { return R{}; }
+  static R load(const T* p) { R v; std::memcpy(&v, p, sizeof(R)); return v; }
+  static R loadu(const T* p) { R v; std::memcpy(&v, p, sizeof(R)); return v; }
+  static R bcast(const T* p) { return R{} + *p; }
+  static R fma(R a, R b, R c) { return a * b + c; }
+  static R add(R a, R b) { return a + b; }
+  static void storeu(T* p, R v) { std::memcpy(p, &v, sizeof(R)); }
+};
+
+template <class T, int MR, int NR>
+GemmMicroKernel scalar_kernel(const char* name) {
+  return {&ukernel_scalar<T, MR, NR>, MR, NR, name};
+}
+template <class V, int MR, int NV>
+GemmMicroKernel vec_kernel(const char* name) {
+  return {&ukernel_vec<V, MR, NV>, MR, NV * V::kLanes, name};
+}
+
+}  // namespace gemm_detail
+}  // namespace XARR_ISA_NS
+}  // namespace xarr

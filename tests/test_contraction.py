@@ -1,0 +1,386 @@
+"""lax.dot_general / lax.dot and the GEMM engine (csrc/kernels/gemm/): the seed's worked
+examples, a float64 reference over every dtype, layout, strided view and broadcast batch
+dim, micro-kernel edge sizes on every ISA against the reference kernel, 1 vs 2 threads,
+eager vs jit vs lazy, HLO text, and bad dimension numbers.
+
+Tolerances: a float result may differ from the exact (float64 / integer) sum by
+k * eps * sum |a_i b_i| (each of the k additions rounds once); ``_close`` checks that bound.
+"""
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import xarr as xa
+from conftest import LAYOUTS, make_tensor
+from xarr import lax
+from xarr._bindings.gemm import gemm_kernel
+from xarr._dtypes import CODE_OF
+
+CORE = xa._core
+ISAS = CORE.supported_isas()
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOAT_DT = [np.float32, np.float64, np.complex64, np.complex128]
+ALL_DT = FLOAT_DT + [np.float16, BF16, np.int8, np.uint8, np.int16, np.int32, np.uint32,
+                     np.int64, np.uint64, np.bool_]
+
+
+def _eps(dt):
+    dt = np.dtype(dt)
+    if dt == BF16:
+        return 2.0 ** -8
+    if dt.kind in "fc":
+        return float(np.finfo(dt).eps)
+    return 0.0
+
+
+def _values(rng, shape, dt):
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape,
+                            endpoint=True).astype(dt)
+    x = rng.standard_normal(shape)
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
+
+
+def _reference(a, b, dn, out_dt):
+    """dot_general in float64 / complex128 / exact integers via NumPy's einsum, and the
+    magnitude bound sum |a||b| for the tolerance."""
+    (lc, rc), (lb, rb) = dn
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    la = [next(letters) for _ in range(a.ndim)]
+    lr = [None] * b.ndim
+    for i, j in zip(lb + lc, rb + rc):
+        lr[j] = la[i]
+    lr = [c if c is not None else next(letters) for c in lr]
+    lfree = [la[d] for d in range(a.ndim) if d not in lb + lc]
+    rfree = [lr[d] for d in range(b.ndim) if d not in rb + rc]
+    spec = f"{''.join(la)},{''.join(lr)}->{''.join([la[d] for d in lb] + lfree + rfree)}"
+    kinds = {np.dtype(a.dtype).kind, np.dtype(b.dtype).kind}
+    if np.dtype(a.dtype) == BF16 or np.dtype(b.dtype) == BF16:
+        kinds.add("f")
+    wide = np.complex128 if "c" in kinds else np.float64
+    if kinds <= {"i", "u", "b"}:
+        exact = np.einsum(spec, a.astype(object), b.astype(object)) if a.size and b.size \
+            else np.einsum(spec, a.astype(np.int64), b.astype(np.int64))
+        return exact, None
+    af, bf = a.astype(wide), b.astype(wide)
+    return np.einsum(spec, af, bf), np.einsum(spec, np.abs(af), np.abs(bf))
+
+
+def _close(got, ref, bound, k, dt, out_dt):
+    got = np.asarray(got)
+    assert got.dtype == np.dtype(out_dt), (got.dtype, out_dt)
+    assert got.shape == ref.shape
+    if bound is None:  # integers: exact modulo the result's width
+        out = np.dtype(out_dt)
+        if out == np.bool_:
+            np.testing.assert_array_equal(got, ref.astype(bool) if ref.dtype != object
+                                          else np.array(ref != 0, dtype=bool))
+            return
+        bits = 8 * out.itemsize
+        want = np.array([int(v) % (1 << bits) for v in np.ravel(ref)], dtype=object)
+        have = np.array([int(v) % (1 << bits) for v in np.ravel(got)], dtype=object)
+        assert (want == have).all()
+        return
+    eps = max(_eps(dt), _eps(out_dt))
+    tol = 2 * (k + 2) * eps * bound + 1e-30
+    err = np.abs(got.astype(ref.dtype) - ref)
+    assert (err <= tol).all(), float((err - tol).max())
+
+
+def _check(a, b, dn, k, out_dt=None, ta=None, tb=None, **kw):
+    ta = xa.asarray(a) if ta is None else ta
+    tb = xa.asarray(b) if tb is None else tb
+    got = lax.dot_general(ta, tb, dn, **kw)
+    out_dt = np.dtype(got.dtype) if out_dt is None else out_dt
+    ref, bound = _reference(a, b, dn, out_dt)
+    _close(got, ref, bound, k, a.dtype, out_dt)
+    return got
+
+
+# ------------------------------------------------------------------------ seed 004
+def test_seed_dot_general_contracting_example():
+    lhs = xa.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=xa.float32)
+    rhs = xa.asarray([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]], dtype=xa.float32)
+    got = lax.dot_general(lhs, rhs, (((1,), (1,)), ((), ())))
+    assert got.dtype == xa.float32
+    np.testing.assert_array_equal(np.asarray(got), [[6.0, 12.0], [15.0, 30.0]])
+
+
+def test_seed_dot_general_batch_example():
+    lhs = xa.asarray([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])
+    rhs = xa.asarray([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    got = lax.dot_general(lhs, rhs, (((2,), (1,)), ((0,), (0,))))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(lhs))
+
+
+@pytest.mark.parametrize("ls,rs,want", [((4,), (4,), ()), ((3, 4), (4,), (3,)),
+                                        ((3, 4), (4, 5), (3, 5)), ((4,), (4, 5), (5,))])
+def test_seed_dot_ranks(ls, rs, want):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(ls), rng.standard_normal(rs)
+    got = lax.dot(xa.asarray(a), xa.asarray(b))
+    assert got.shape == want
+    np.testing.assert_allclose(np.asarray(got), np.dot(a, b), rtol=1e-12)
+
+
+def test_seed_batch_matmul_shapes():
+    x = xa.ones((2, 3, 4, 5), dtype=xa.float32)
+    y = xa.ones((2, 3, 5, 6), dtype=xa.float32)
+    got = lax.dot_general(x, y, (((3,), (2,)), ((0, 1), (0, 1))))
+    assert got.shape == (2, 3, 4, 6)
+    assert (np.asarray(got) == 5).all()
+
+
+# ------------------------------------------------------------------------ dtypes
+@pytest.mark.parametrize("dt", ALL_DT, ids=lambda d: np.dtype(d).name)
+def test_every_dtype_against_the_reference(dt):
+    rng = np.random.default_rng(2)
+    for m, n, k in [(7, 9, 13), (33, 20, 70), (1, 17, 5), (17, 1, 40)]:
+        a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+        _check(a, b, (((1,), (0,)), ((), ())), k)
+
+
+@pytest.mark.parametrize("dt,pref", [(np.int8, np.int32), (np.uint8, np.int32),
+                                     (np.int8, np.int64), (BF16, np.float32),
+                                     (np.float16, np.float32), (np.float32, np.float64),
+                                     (np.int32, np.float32), (np.float32, np.int32),
+                                     (np.int16, np.int8)])
+def test_preferred_element_type(dt, pref):
+    rng = np.random.default_rng(3)
+    a, b = _values(rng, (5, 11), dt), _values(rng, (11, 4), dt)
+    got = lax.dot_general(xa.asarray(a), xa.asarray(b), (((1,), (0,)), ((), ())),
+                          preferred_element_type=pref)
+    assert np.dtype(got.dtype) == np.dtype(pref)
+    ref, bound = _reference(a, b, (((1,), (0,)), ((), ())), pref)
+    if np.dtype(pref).kind in "iu" and np.dtype(dt).kind == "f":
+        ref = np.trunc(ref)  # float products converted to int truncate
+        np.testing.assert_allclose(np.asarray(got), ref, atol=1)
+        return
+    _close(got, ref, bound, 11, dt, pref)
+
+
+def test_int8_wraps_like_xla():
+    a = xa.full((2, 3), 100, dtype=xa.int8)
+    np.testing.assert_array_equal(np.asarray(lax.dot(a, a.T)), np.full((2, 2), 48, np.int8))
+    np.testing.assert_array_equal(
+        np.asarray(lax.dot(a, a.T, preferred_element_type=xa.int32)), 30000)
+
+
+def test_mixed_operand_types_promote():
+    a = xa.ones((2, 3), dtype=xa.float32)
+    b = xa.ones((3, 4), dtype=xa.bfloat16)
+    assert lax.dot(a, b).dtype == xa.float32
+    assert lax.dot(b, b.T).dtype == xa.bfloat16
+
+
+def test_pred_dot_is_any_term():
+    a = xa.asarray([[True, False], [False, False]])
+    got = lax.dot(a, a)
+    assert got.dtype == xa.bool_
+    np.testing.assert_array_equal(np.asarray(got), [[True, False], [False, False]])
+
+
+def test_precision_argument():
+    a = xa.ones((2, 3), dtype=xa.float32)
+    for p in (None, "highest", lax.Precision.HIGH, ("default", "highest")):
+        np.testing.assert_array_equal(np.asarray(lax.dot(a, a.T, precision=p)), 3)
+    with pytest.raises(ValueError, match="precision"):
+        lax.dot(a, a.T, precision="ultra")
+
+
+# ------------------------------------------------------------------------ dimension numbers
+DNS = [
+    ((3, 4), (4, 5), (((1,), (0,)), ((), ()))),
+    ((4, 3), (4, 5), (((0,), (0,)), ((), ()))),
+    ((3, 4), (5, 4), (((1,), (1,)), ((), ()))),
+    ((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+    ((3, 2, 4), (4, 5, 2), (((2,), (0,)), ((1,), (2,)))),   # batch dims anywhere
+    ((2, 3, 4, 5), (5, 4, 6), (((2, 3), (1, 0)), ((), ()))),  # two contracting dims
+    ((3,), (4,), (((), ()), ((), ()))),                      # outer product
+    ((2, 3), (3, 2), (((), ()), ((0, 1), (1, 0)))),          # batch only: elementwise
+    ((0, 4), (4, 5), (((1,), (0,)), ((), ()))),              # size-0 dims
+    ((3, 0), (0, 5), (((1,), (0,)), ((), ()))),
+    ((2, 1, 3, 1), (3, 1, 2), (((2,), (0,)), ((0,), (2,)))),
+    ((2, 3, 5, 7), (2, 7, 3, 4), (((3,), (1,)), ((0, 1), (0, 2)))),
+]
+
+
+@pytest.mark.parametrize("ls,rs,dn", DNS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32])
+def test_dimension_numbers(ls, rs, dn, dt):
+    rng = np.random.default_rng(4)
+    a, b = _values(rng, ls, dt), _values(rng, rs, dt)
+    k = int(np.prod([ls[d] for d in dn[0][0]]))
+    _check(a, b, dn, k)
+
+
+@pytest.mark.parametrize("how_a", LAYOUTS)
+@pytest.mark.parametrize("how_b", ["c", "colmajor", "transposed", "step"])
+def test_layouts_and_views(how_a, how_b):
+    rng = np.random.default_rng(5)
+    for dt in (np.float32, np.float64, np.complex128):
+        a, b = _values(rng, (19, 23), dt), _values(rng, (23, 21), dt)
+        dn = (((1,), (0,)), ((), ()))
+        _check(a, b, dn, 23, ta=make_tensor(a, how_a), tb=make_tensor(b, how_b))
+
+
+def test_broadcast_batch_dims():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((1, 9, 7)).astype(np.float32)
+    b = rng.standard_normal((5, 7, 8)).astype(np.float32)
+    ta = xa.broadcast_to(xa.asarray(a), (5, 9, 7))  # stride-0 batch dim
+    got = lax.dot_general(ta, xa.asarray(b), (((2,), (1,)), ((0,), (0,))))
+    np.testing.assert_allclose(np.asarray(got), np.matmul(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_column_major_output_written_through_strides():
+    # A column-major result (transposed problem inside the engine): compare with numpy.
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((40, 30))
+    b = rng.standard_normal((30, 50))
+    out = xa.matmul(xa.asarray(a), xa.asarray(b))
+    np.testing.assert_allclose(np.asarray(out), a @ b, rtol=1e-12, atol=1e-12)
+    from xarr._bindings.gemm import gemm_into
+    fort = xa.zeros((40, 50), dtype=xa.float64, layout=(0, 1))
+    gemm_into(fort, xa.asarray(a), xa.asarray(b), (), (), (1,), (0,))
+    np.testing.assert_allclose(np.asarray(fort), a @ b, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------ ISAs, threads
+def _edge_sizes(t):
+    return sorted({0, 1, t - 1, t, t + 1, 2 * t + 3} - {-1})
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128,
+                                np.int32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_micro_kernel_edges_against_reference(isa, dt):
+    code = CODE_OF[np.dtype(dt)]
+    name, mr, nr = gemm_kernel(code, CORE.isa_code(isa))
+    assert isa in name or (isa != "ref" and "ref" in name)
+    rng = np.random.default_rng(8)
+    before = CORE.get_isa()
+    try:
+        for m, n in itertools.product(_edge_sizes(mr), _edge_sizes(nr)):
+            for k in (0, 1, 7, 300, 517):
+                a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+                ta, tb = xa.asarray(a), xa.asarray(b)
+                CORE.set_isa("ref")
+                ref = np.asarray(lax.dot(ta, tb))
+                CORE.set_isa(isa)
+                got = np.asarray(lax.dot(ta, tb))
+                if np.dtype(dt).kind in "iu":
+                    np.testing.assert_array_equal(got, ref)
+                else:
+                    r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+                    _close(got, r, bound, k, dt, dt)
+    finally:
+        CORE.set_isa(before)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32])
+def test_threads_give_the_same_bits(dt):
+    rng = np.random.default_rng(9)
+    before = xa.get_num_threads()
+    cases = [((300, 200), (200, 260), (((1,), (0,)), ((), ()))),
+             ((300, 600), (600, 260), (((1,), (0,)), ((), ()))),
+             ((64, 40, 40), (64, 40, 40), (((2,), (1,)), ((0,), (0,)))),
+             ((700, 600), (600,), (((1,), (0,)), ((), ()))),
+             ((600, 700), (600,), (((0,), (0,)), ((), ())))]
+    try:
+        for ls, rs, dn in cases:
+            a, b = xa.asarray(_values(rng, ls, dt)), xa.asarray(_values(rng, rs, dt))
+            xa.set_num_threads(1)
+            one = np.asarray(lax.dot_general(a, b, dn))
+            xa.set_num_threads(2)
+            two = np.asarray(lax.dot_general(a, b, dn))
+            np.testing.assert_array_equal(one, two)
+    finally:
+        xa.set_num_threads(before)
+
+
+def test_large_blocked_product():
+    # Several KC / MC / NC blocks and both threads.
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((700, 1100)).astype(np.float32)
+    b = rng.standard_normal((1100, 600)).astype(np.float32)
+    _check(a, b, (((1,), (0,)), ((), ())), 1100)
+    _check(a.astype(np.float64), b.astype(np.float64), (((1,), (0,)), ((), ())), 1100)
+
+
+@pytest.mark.parametrize("layout", ["c", "colmajor", "transposed", "step"])
+def test_matrix_vector_paths(layout):
+    rng = np.random.default_rng(11)
+    for dt in (np.float32, np.float64):
+        a = rng.standard_normal((513, 301)).astype(dt)
+        x = rng.standard_normal(301).astype(dt)
+        _check(a, x, (((1,), (0,)), ((), ())), 301, ta=make_tensor(a, layout),
+               tb=make_tensor(x, "step" if layout == "step" else "c"))
+        y = rng.standard_normal(513).astype(dt)
+        _check(y, a, (((0,), (0,)), ((), ())), 513, tb=make_tensor(a, layout))
+
+
+# ------------------------------------------------------------------------ graph
+def _batched(x, y):
+    return lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,))))
+
+
+def test_jit_and_lazy_match_eager():
+    rng = np.random.default_rng(12)
+    a = xa.asarray(rng.standard_normal((3, 4, 5)).astype(np.float32))
+    b = xa.asarray(rng.standard_normal((3, 5, 6)).astype(np.float32))
+    eager = np.asarray(_batched(a, b))
+    np.testing.assert_array_equal(np.asarray(xa.jit(_batched)(a, b)), eager)
+    with xa.lazy():
+        lazy = _batched(a, b) * 1.0
+    np.testing.assert_array_equal(np.asarray(lazy), eager)
+
+
+def test_hlo_text_as_xla_prints_it():
+    a = xa.ones((4, 2, 3), dtype=xa.float32)
+    b = xa.ones((4, 3, 5), dtype=xa.float32)
+    text = xa.jit(_batched).lower(a, b).as_text()
+    assert ("f32[4,2,5]{2,1,0} dot(p0, p1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+            "rhs_batch_dims={0}, rhs_contracting_dims={1}") in text
+    mm = xa.jit(lambda x, y: lax.dot(x, y, precision="highest")).lower(
+        xa.ones((2, 3)), xa.ones((3, 4))).as_text()
+    assert "dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, " \
+           "operand_precision={highest,highest}" in mm
+
+
+# ------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("ls,rs,dn,match", [
+    ((2, 3), (3, 4), (((1,), (1,)), ((), ())), r"contracting dimensions must have the same "
+                                               r"sizes.*\(3,\).*\(4,\)"),
+    ((2, 3), (3, 4), (((5,), (0,)), ((), ())), r"lhs_contracting dimension 5 is out of range"),
+    ((2, 3), (3, 4), (((-1,), (0,)), ((), ())), r"dimension -1 is out of range"),
+    ((2, 3), (2, 3), (((1,), (1,)), ((1,), (0,))), r"share dimension"),
+    ((2, 3), (3, 4), (((1, 1), (0, 0)), ((), ())), r"repeat a dimension"),
+    ((2, 3), (3, 4), (((1,), ()), ((), ())), r"same length"),
+    ((2, 3), (4, 3), (((1,), (1,)), ((0,), (0,))), r"batch dimensions must have the same"),
+])
+def test_bad_dimension_numbers_raise_with_values(ls, rs, dn, match):
+    a, b = xa.ones(ls), xa.ones(rs)
+    with pytest.raises(ValueError, match=match):
+        lax.dot_general(a, b, dn)
+    with pytest.raises(ValueError, match=match):
+        xa.jit(lambda x, y: lax.dot_general(x, y, dn))(a, b)
+
+
+def test_bad_arguments_raise():
+    a = xa.ones((2, 3))
+    with pytest.raises(TypeError, match="dimension_numbers"):
+        lax.dot_general(a, a, ((1,), (1,)))
+    with pytest.raises(TypeError, match="integers"):
+        lax.dot_general(a, a, ((("x",), (1,)), ((), ())))
+    with pytest.raises(ValueError, match="rank 1 or 2"):
+        lax.dot(xa.ones((2, 2, 2)), a)

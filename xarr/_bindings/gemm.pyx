@@ -1,0 +1,158 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: embedsignature=True
+# distutils: language = c++
+"""Binding of the contraction engine (csrc/kernels/gemm/gemm.h): maps a dot_general's
+dimension numbers onto the engine's batch / m / n / k dim lists with the tensors' byte
+strides, checks the tensors, releases the GIL. The shape and dtype rules are
+xarr/_ops/contraction.py's.
+"""
+
+from libc.stdint cimport int64_t
+
+from xarr._capi cimport kMaxDims
+from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided, buffers_overlap
+
+from xarr._dtypes import DTYPES
+
+cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
+    enum:
+        kGemmMaxDims
+        kGemmNumTypes
+    cdef cppclass GemmDim:
+        int64_t size, stride_a, stride_b, stride_c
+    cdef cppclass GemmProblem:
+        int type, dtype_a, dtype_b
+        const char* a
+        const char* b
+        char* c
+        int nbatch, nm, nn, nk
+        GemmDim batch[16]
+        GemmDim m[16]
+        GemmDim n[16]
+        GemmDim k[16]
+    cdef cppclass GemmMicroKernel:
+        int mr, nr
+        const char* name
+    cdef cppclass GemmTable:
+        GemmMicroKernel kernel[6]
+    int gemm_type_of(int out_dtype)
+    bint gemm_reads(int out_dtype, int in_dtype)
+    void gemm_run(const GemmProblem& p) except +
+    const GemmTable& gemm_table(int isa)
+
+
+def gemm_kernel(int out_dtype, int isa=-1):
+    """(name, mr, nr) of the micro-kernel computing products of dtype code ``out_dtype``
+    on ``isa`` (-1: the active one), e.g. ('sgemm_avx2_6x16', 6, 16); None if none."""
+    cdef int ty = gemm_type_of(out_dtype)
+    if ty < 0:
+        return None
+    cdef const GemmMicroKernel* k = &gemm_table(isa).kernel[ty]
+    return (k.name.decode(), k.mr, k.nr)
+
+
+def gemm_computes(int out_dtype, int in_dtype):
+    """True when the engine computes products of dtype code ``in_dtype`` operands into an
+    ``out_dtype`` result (gemm.h: inputs are converted while packed)."""
+    return bool(gemm_reads(out_dtype, in_dtype))
+
+
+def gemm_into(Tensor out, Tensor lhs, Tensor rhs, lhs_batch, rhs_batch, lhs_contracting,
+              rhs_contracting):
+    """out = lax.dot_general(lhs, rhs, ((lhs_contracting, rhs_contracting), (lhs_batch,
+    rhs_batch))) with out's dtype as the computation type. out's dims are the batch dims,
+    then lhs's free dims, then rhs's free dims, in order. Releases the GIL."""
+    cdef Tensor a = as_strided(lhs)
+    cdef Tensor b = as_strided(rhs)
+    cdef GemmProblem p
+    cdef int i, ax, bx, o = 0
+    cdef int ty = gemm_type_of(out._dtype)
+    lb = [int(v) for v in lhs_batch]
+    rb = [int(v) for v in rhs_batch]
+    lc = [int(v) for v in lhs_contracting]
+    rc = [int(v) for v in rhs_contracting]
+    if ty < 0:
+        raise TypeError(f"dot_general: no product computes into {DTYPES[out._dtype]}")
+    if not gemm_computes(out._dtype, a._dtype) or not gemm_computes(out._dtype, b._dtype):
+        raise TypeError(f"dot_general: cannot compute {DTYPES[a._dtype]} x "
+                        f"{DTYPES[b._dtype]} into {DTYPES[out._dtype]}")
+    if (out._flags & F_TILED) or not (out._flags & F_WRITEABLE):
+        raise ValueError("dot_general: out must be a writeable strided tensor")
+    if len(lb) != len(rb) or len(lc) != len(rc):
+        raise ValueError(f"dot_general: batch dims {lb} / {rb} or contracting dims "
+                         f"{lc} / {rc} differ in number")
+    lfree = [d for d in range(a._ndim) if d not in lb and d not in lc]
+    rfree = [d for d in range(b._ndim) if d not in rb and d not in rc]
+    if len(set(lb + lc + lfree)) != a._ndim or len(set(rb + rc + rfree)) != b._ndim or \
+            any(not 0 <= d < a._ndim for d in lb + lc) or \
+            any(not 0 <= d < b._ndim for d in rb + rc):
+        raise ValueError(f"dot_general: bad dimension numbers for ranks {a._ndim}, "
+                         f"{b._ndim}: batch {lb} / {rb}, contracting {lc} / {rc}")
+    if out._ndim != len(lb) + len(lfree) + len(rfree):
+        raise ValueError(f"dot_general: out has rank {out._ndim}, expected "
+                         f"{len(lb) + len(lfree) + len(rfree)}")
+    if len(lb) > kGemmMaxDims or len(lc) > kGemmMaxDims or len(lfree) > kGemmMaxDims or \
+            len(rfree) > kGemmMaxDims:
+        raise ValueError("dot_general: too many dims")
+    p.type = ty
+    p.dtype_a = a._dtype
+    p.dtype_b = b._dtype
+    p.a = a._data
+    p.b = b._data
+    p.c = out._data
+    p.nbatch = len(lb)
+    for i in range(p.nbatch):
+        ax, bx = lb[i], rb[i]
+        if a._dims[ax] != b._dims[bx] or out._dims[o] != a._dims[ax]:
+            raise ValueError(f"dot_general: batch dim sizes differ: lhs {a._dims[ax]}, "
+                             f"rhs {b._dims[bx]}, out {out._dims[o]}")
+        p.batch[i].size = a._dims[ax]
+        p.batch[i].stride_a = a._strides[ax]
+        p.batch[i].stride_b = b._strides[bx]
+        p.batch[i].stride_c = out._strides[o]
+        o += 1
+    p.nm = len(lfree)
+    for i in range(p.nm):
+        ax = lfree[i]
+        if out._dims[o] != a._dims[ax]:
+            raise ValueError(f"dot_general: out dim {o} is {out._dims[o]}, lhs dim {ax} "
+                             f"is {a._dims[ax]}")
+        p.m[i].size = a._dims[ax]
+        p.m[i].stride_a = a._strides[ax]
+        p.m[i].stride_b = 0
+        p.m[i].stride_c = out._strides[o]
+        o += 1
+    p.nn = len(rfree)
+    for i in range(p.nn):
+        bx = rfree[i]
+        if out._dims[o] != b._dims[bx]:
+            raise ValueError(f"dot_general: out dim {o} is {out._dims[o]}, rhs dim {bx} "
+                             f"is {b._dims[bx]}")
+        p.n[i].size = b._dims[bx]
+        p.n[i].stride_a = 0
+        p.n[i].stride_b = b._strides[bx]
+        p.n[i].stride_c = out._strides[o]
+        o += 1
+    p.nk = len(lc)
+    for i in range(p.nk):
+        ax, bx = lc[i], rc[i]
+        if a._dims[ax] != b._dims[bx]:
+            raise ValueError(f"dot_general: contracting dim sizes differ: lhs dim {ax} is "
+                             f"{a._dims[ax]}, rhs dim {bx} is {b._dims[bx]}")
+        p.k[i].size = a._dims[ax]
+        p.k[i].stride_a = a._strides[ax]
+        p.k[i].stride_b = b._strides[bx]
+        p.k[i].stride_c = 0
+    if out._size == 0:
+        return
+    for i in range(out._ndim):
+        if out._strides[i] == 0 and out._dims[i] > 1:
+            raise ValueError("dot_general: out must not be broadcast")
+    if buffers_overlap(out, a) or buffers_overlap(out, b):
+        raise ValueError("dot_general: out overlaps an operand")
+    try:
+        with nogil:
+            gemm_run(p)
+    except MemoryError:
+        raise MemoryError(f"dot_general: packing buffers for {a._shape} x {b._shape} do "
+                          f"not fit in memory") from None
