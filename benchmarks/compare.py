@@ -142,7 +142,7 @@ def workloads():
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
-        indexing_rows(a, xa_a), \
+        indexing_rows(a, xa_a) + dot_rows(t, jx), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
 
@@ -218,6 +218,63 @@ def indexing_rows(a, xa_a):
     ]
 
 
+def dot_rows(t, jx):
+    """Issue 12: GEMMs square and skinny (f32, f64), an operand in {0,1}, batched small
+    products as matmul and einsum, matrix-vector, and jit relu(x @ w + b). The last
+    column is GFLOP/s here (GB/s of the matrix for matrix-vector)."""
+    rng = np.random.default_rng(12)
+    rows = []
+
+    def add(key, label, np_ops, np_fn, xa_fn_of, flops, torch_fn=None, jax_fn=None):
+        xs = [xa.asarray(v, copy=True) for v in np_ops]
+        rows.append((key, label, lambda: np_fn(*np_ops), lambda: xa_fn_of(*xs), best,
+                     flops))
+        if torch is not None and torch_fn is not None:
+            ts = [torch.from_numpy(np.ascontiguousarray(v)) for v in np_ops]
+            t[key] = lambda: torch_fn(*ts)
+        if jax is not None and jax_fn is not None:
+            js = [jnp.asarray(v) for v in np_ops]
+            jf = jax.jit(jax_fn)
+            jx[key] = lambda: jf(*js).block_until_ready()
+
+    for (m, k, n) in ((2048, 2048, 2048), (512, 512, 512), (128, 128, 128),
+                      (4096, 64, 4096), (64, 4096, 64)):
+        for dt in (np.float32, np.float64):
+            a = rng.random((m, k)).astype(dt)
+            b = rng.random((k, n)).astype(dt)
+            add(f"gemm_{m}x{k}x{n}_{np.dtype(dt).name}",
+                f"matmul {m}x{k}x{n} {np.dtype(dt).name} (GFLOP/s)", [a, b],
+                np.matmul, lambda x, y: x @ y, 2.0 * m * k * n, torch.matmul if torch else None,
+                lambda x, y: x @ y)
+    a = rng.random((2048, 2048)).astype(np.float32)
+    b = rng.random((2048, 2048)).astype(np.float32)
+    xa_f, xa_b = xa.asarray(a, layout=(0, 1)), xa.asarray(b, copy=True)
+    rows.append(("gemm_colmajor", "matmul 2048^3 f32, A in {0,1} (GFLOP/s)",
+                 lambda: np.asfortranarray(a) @ b, lambda: xa_f @ xa_b, best, 2.0 * 2048 ** 3))
+    ba = rng.random((4096, 32, 32)).astype(np.float32)
+    bb = rng.random((4096, 32, 32)).astype(np.float32)
+    add("batched", "matmul 4096 x (32x32 @ 32x32) f32 (GFLOP/s)", [ba, bb], np.matmul,
+        lambda x, y: x @ y, 2.0 * 4096 * 32 ** 3, torch.matmul if torch else None,
+        lambda x, y: x @ y)
+    add("einsum_bij", "einsum bij,bkj->bik 4096 x 32^3 f32 (GFLOP/s)", [ba, bb],
+        lambda x, y: np.einsum("bij,bkj->bik", x, y), lambda x, y: xa.einsum("bij,bkj->bik", x, y), 2.0 * 4096 * 32 ** 3,
+        (lambda x, y: torch.einsum("bij,bkj->bik", x, y)) if torch else None,
+        lambda x, y: jnp.einsum("bij,bkj->bik", x, y))
+    mv = rng.random((4096, 4096)).astype(np.float32)
+    v = rng.random(4096).astype(np.float32)
+    add("gemv", "matrix-vector 4096^2 f32 @ 4096 (GB/s of the matrix)", [mv, v], np.matmul,
+        lambda x, y: x @ y, mv.nbytes, torch.matmul if torch else None, lambda x, y: x @ y)
+    x, w = rng.random((1024, 1024)).astype(np.float32), rng.random((1024, 1024)).astype(
+        np.float32)
+    bias = rng.random(1024).astype(np.float32)
+    layer = xa.jit(lambda p, q, r: xa.maximum(p @ q + r, 0.0))
+    add("dense", "jit relu(x @ w + b) 1024^3 f32 (GFLOP/s)", [x, w, bias],
+        lambda p, q, r: np.maximum(p @ q + r, 0.0), layer,
+        2.0 * 1024 ** 3, (lambda p, q, r: torch.relu(p @ q + r)) if torch else None,
+        lambda p, q, r: jnp.maximum(p @ q + r, 0.0))
+    return rows
+
+
 def _np_dus(m, u):
     out = m.copy()
     out[1024:3072, 1024:3072] = u
@@ -228,6 +285,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--markdown", help="write a markdown table here")
     ap.add_argument("--threads", type=int, help="xarr (and torch) threads")
+    ap.add_argument("--only", help="run only the workloads whose key starts with this")
     ap.add_argument("--rounds", type=int, default=1,
                     help="time every library this many times per workload, back to back in "
                          "a shuffled order; cells are medians, ratios medians of per-round "
@@ -246,6 +304,8 @@ def main():
     lines = []
     order_rng = random.Random(0)
     for key, label, np_fn, xa_fn, timer, nbytes in rows:
+        if args.only and not key.startswith(args.only):
+            continue
         fns = [("xarr", xa_fn), ("NumPy", np_fn)] + [
             (name, table[key]) for name, mod, table in peers if mod is not None and key in table]
         times = {name: [] for name, _ in fns}

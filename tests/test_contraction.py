@@ -384,3 +384,52 @@ def test_bad_arguments_raise():
         lax.dot_general(a, a, ((("x",), (1,)), ((), ())))
     with pytest.raises(ValueError, match="rank 1 or 2"):
         lax.dot(xa.ones((2, 2, 2)), a)
+
+
+# ------------------------------------------------------------------------ output fusion
+def _dense(x, w, b):
+    return xa.maximum(x @ w + b, 0.0)
+
+
+def test_output_fusion_is_one_kernel_and_matches_eager():
+    rng = np.random.default_rng(13)
+    x = xa.asarray(rng.standard_normal((70, 40)).astype(np.float32))
+    w = xa.asarray(rng.standard_normal((40, 30)).astype(np.float32))
+    b = xa.asarray(rng.standard_normal(30).astype(np.float32))
+    f = xa.jit(_dense)
+    compiled = f.lower(x, w, b).compile()
+    assert compiled.kernel_count == 1
+    text = compiled.as_text()
+    assert "kind=kOutput" in text and " dot(" in text.split("ENTRY")[0]
+    np.testing.assert_array_equal(np.asarray(f(x, w, b)), np.asarray(_dense(x, w, b)))
+    with xa.lazy():
+        y = _dense(x, w, b)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(_dense(x, w, b)))
+    g = xa.jit(lambda p, q: (lax.dot_general(p, q, (((1,), (0,)), ((), ()))) * 0.5)
+               .astype(xa.float16))
+    assert g.lower(x, w).compile().kernel_count == 1
+    np.testing.assert_array_equal(np.asarray(g(x, w)),
+                                  np.asarray(((x @ w) * 0.5).astype(xa.float16)))
+
+
+def test_dot_with_other_readers_is_not_fused():
+    x = xa.ones((8, 4))
+    f = xa.jit(lambda p: (p @ p.T, xa.exp(p @ p.T)))
+    assert "kOutput" not in f.lower(x).compile().as_text()
+    a, e = f(x)
+    np.testing.assert_array_equal(np.asarray(a), 4.0)
+    np.testing.assert_allclose(np.asarray(e), np.exp(4.0), rtol=1e-6)
+
+
+def test_eager_matmul_plans_match_the_general_path():
+    # Tensors take the cached plan; NumPy arrays the general path: the same bits.
+    rng = np.random.default_rng(14)
+    for sa, sb in [((5, 7), (7, 3)), ((7,), (7, 3)), ((5, 7), (7,)), ((7,), (7,)),
+                   ((2, 5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((2, 5, 7), (7,))]:
+        for dt in (np.float32, np.complex128, np.int64):
+            a = (rng.standard_normal(sa) * 3).astype(dt)
+            b = (rng.standard_normal(sb) * 3).astype(dt)
+            fast = xa.matmul(xa.asarray(a), xa.asarray(b))
+            general = xa.matmul(a, b)
+            assert fast.shape == general.shape == np.matmul(a, b).shape
+            np.testing.assert_array_equal(np.asarray(fast), np.asarray(general))

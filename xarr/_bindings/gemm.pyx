@@ -26,16 +26,16 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
         const char* b
         char* c
         int nbatch, nm, nn, nk
-        GemmDim batch[16]
-        GemmDim m[16]
-        GemmDim n[16]
-        GemmDim k[16]
+        GemmDim batch[32]
+        GemmDim m[32]
+        GemmDim n[32]
+        GemmDim k[32]
     cdef cppclass GemmMicroKernel:
         int mr, nr
         const char* name
     cdef cppclass GemmTable:
         GemmMicroKernel kernel[6]
-    int gemm_type_of(int out_dtype)
+    int gemm_type_of_code "xarr::gemm_type_of"(int out_dtype)
     bint gemm_reads(int out_dtype, int in_dtype)
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
@@ -44,17 +44,37 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
 def gemm_kernel(int out_dtype, int isa=-1):
     """(name, mr, nr) of the micro-kernel computing products of dtype code ``out_dtype``
     on ``isa`` (-1: the active one), e.g. ('sgemm_avx2_6x16', 6, 16); None if none."""
-    cdef int ty = gemm_type_of(out_dtype)
+    cdef int ty = gemm_type_of_code(out_dtype)
     if ty < 0:
         return None
     cdef const GemmMicroKernel* k = &gemm_table(isa).kernel[ty]
     return (k.name.decode(), k.mr, k.nr)
 
 
+def gemm_type_of(int out_dtype):
+    """The engine's computation type (a GemmType, gemm.h) of products into dtype code
+    ``out_dtype``; -1 when it computes none (then the operands are converted first)."""
+    return gemm_type_of_code(out_dtype)
+
+
 def gemm_computes(int out_dtype, int in_dtype):
     """True when the engine computes products of dtype code ``in_dtype`` operands into an
     ``out_dtype`` result (gemm.h: inputs are converted while packed)."""
     return bool(gemm_reads(out_dtype, in_dtype))
+
+
+cdef int _dims_of(object dims, int rank, int* out, bint* used, str what) except -1:
+    """Copies dimension numbers into out[], marking used[]; returns their count."""
+    cdef int n = 0, d
+    for v in dims:
+        d = v
+        if n >= kGemmMaxDims or not 0 <= d < rank or used[d]:
+            raise ValueError(f"dot_general: bad {what} dimension numbers {tuple(dims)} for "
+                             f"rank {rank}")
+        used[d] = True
+        out[n] = d
+        n += 1
+    return n
 
 
 def gemm_into(Tensor out, Tensor lhs, Tensor rhs, lhs_batch, rhs_batch, lhs_contracting,
@@ -65,43 +85,43 @@ def gemm_into(Tensor out, Tensor lhs, Tensor rhs, lhs_batch, rhs_batch, lhs_cont
     cdef Tensor a = as_strided(lhs)
     cdef Tensor b = as_strided(rhs)
     cdef GemmProblem p
-    cdef int i, ax, bx, o = 0
-    cdef int ty = gemm_type_of(out._dtype)
-    lb = [int(v) for v in lhs_batch]
-    rb = [int(v) for v in rhs_batch]
-    lc = [int(v) for v in lhs_contracting]
-    rc = [int(v) for v in rhs_contracting]
+    cdef int lb[kMaxDims]
+    cdef int rb[kMaxDims]
+    cdef int lc[kMaxDims]
+    cdef int rc[kMaxDims]
+    cdef bint lused[kMaxDims]
+    cdef bint rused[kMaxDims]
+    cdef int i, ax, bx, nlb, nrb, nlc, nrc, o = 0
+    cdef int ty = gemm_type_of_code(out._dtype)
     if ty < 0:
         raise TypeError(f"dot_general: no product computes into {DTYPES[out._dtype]}")
-    if not gemm_computes(out._dtype, a._dtype) or not gemm_computes(out._dtype, b._dtype):
+    if not gemm_reads(out._dtype, a._dtype) or not gemm_reads(out._dtype, b._dtype):
         raise TypeError(f"dot_general: cannot compute {DTYPES[a._dtype]} x "
                         f"{DTYPES[b._dtype]} into {DTYPES[out._dtype]}")
     if (out._flags & F_TILED) or not (out._flags & F_WRITEABLE):
         raise ValueError("dot_general: out must be a writeable strided tensor")
-    if len(lb) != len(rb) or len(lc) != len(rc):
-        raise ValueError(f"dot_general: batch dims {lb} / {rb} or contracting dims "
-                         f"{lc} / {rc} differ in number")
-    lfree = [d for d in range(a._ndim) if d not in lb and d not in lc]
-    rfree = [d for d in range(b._ndim) if d not in rb and d not in rc]
-    if len(set(lb + lc + lfree)) != a._ndim or len(set(rb + rc + rfree)) != b._ndim or \
-            any(not 0 <= d < a._ndim for d in lb + lc) or \
-            any(not 0 <= d < b._ndim for d in rb + rc):
-        raise ValueError(f"dot_general: bad dimension numbers for ranks {a._ndim}, "
-                         f"{b._ndim}: batch {lb} / {rb}, contracting {lc} / {rc}")
-    if out._ndim != len(lb) + len(lfree) + len(rfree):
+    for i in range(kMaxDims):
+        lused[i] = False
+        rused[i] = False
+    nlb = _dims_of(lhs_batch, a._ndim, lb, lused, "lhs_batch")
+    nrb = _dims_of(rhs_batch, b._ndim, rb, rused, "rhs_batch")
+    nlc = _dims_of(lhs_contracting, a._ndim, lc, lused, "lhs_contracting")
+    nrc = _dims_of(rhs_contracting, b._ndim, rc, rused, "rhs_contracting")
+    if nlb != nrb or nlc != nrc:
+        raise ValueError(f"dot_general: batch dims {tuple(lhs_batch)} / {tuple(rhs_batch)} "
+                         f"or contracting dims {tuple(lhs_contracting)} / "
+                         f"{tuple(rhs_contracting)} differ in number")
+    if out._ndim != a._ndim + b._ndim - nlb - 2 * nlc:
         raise ValueError(f"dot_general: out has rank {out._ndim}, expected "
-                         f"{len(lb) + len(lfree) + len(rfree)}")
-    if len(lb) > kGemmMaxDims or len(lc) > kGemmMaxDims or len(lfree) > kGemmMaxDims or \
-            len(rfree) > kGemmMaxDims:
-        raise ValueError("dot_general: too many dims")
+                         f"{a._ndim + b._ndim - nlb - 2 * nlc}")
     p.type = ty
     p.dtype_a = a._dtype
     p.dtype_b = b._dtype
     p.a = a._data
     p.b = b._data
     p.c = out._data
-    p.nbatch = len(lb)
-    for i in range(p.nbatch):
+    p.nbatch = nlb
+    for i in range(nlb):
         ax, bx = lb[i], rb[i]
         if a._dims[ax] != b._dims[bx] or out._dims[o] != a._dims[ax]:
             raise ValueError(f"dot_general: batch dim sizes differ: lhs {a._dims[ax]}, "
@@ -111,30 +131,34 @@ def gemm_into(Tensor out, Tensor lhs, Tensor rhs, lhs_batch, rhs_batch, lhs_cont
         p.batch[i].stride_b = b._strides[bx]
         p.batch[i].stride_c = out._strides[o]
         o += 1
-    p.nm = len(lfree)
-    for i in range(p.nm):
-        ax = lfree[i]
+    p.nm = 0
+    for ax in range(a._ndim):
+        if lused[ax]:
+            continue
         if out._dims[o] != a._dims[ax]:
             raise ValueError(f"dot_general: out dim {o} is {out._dims[o]}, lhs dim {ax} "
                              f"is {a._dims[ax]}")
-        p.m[i].size = a._dims[ax]
-        p.m[i].stride_a = a._strides[ax]
-        p.m[i].stride_b = 0
-        p.m[i].stride_c = out._strides[o]
+        p.m[p.nm].size = a._dims[ax]
+        p.m[p.nm].stride_a = a._strides[ax]
+        p.m[p.nm].stride_b = 0
+        p.m[p.nm].stride_c = out._strides[o]
+        p.nm += 1
         o += 1
-    p.nn = len(rfree)
-    for i in range(p.nn):
-        bx = rfree[i]
+    p.nn = 0
+    for bx in range(b._ndim):
+        if rused[bx]:
+            continue
         if out._dims[o] != b._dims[bx]:
             raise ValueError(f"dot_general: out dim {o} is {out._dims[o]}, rhs dim {bx} "
                              f"is {b._dims[bx]}")
-        p.n[i].size = b._dims[bx]
-        p.n[i].stride_a = 0
-        p.n[i].stride_b = b._strides[bx]
-        p.n[i].stride_c = out._strides[o]
+        p.n[p.nn].size = b._dims[bx]
+        p.n[p.nn].stride_a = 0
+        p.n[p.nn].stride_b = b._strides[bx]
+        p.n[p.nn].stride_c = out._strides[o]
+        p.nn += 1
         o += 1
-    p.nk = len(lc)
-    for i in range(p.nk):
+    p.nk = nlc
+    for i in range(nlc):
         ax, bx = lc[i], rc[i]
         if a._dims[ax] != b._dims[bx]:
             raise ValueError(f"dot_general: contracting dim sizes differ: lhs dim {ax} is "

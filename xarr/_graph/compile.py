@@ -25,6 +25,7 @@ from xarr._bindings.elementwise import run_elementwise
 from xarr._bindings.fused import FUSED_CONVERT, FusedKernel
 from xarr._dtypes import CODE_OF
 from xarr._graph import native
+from xarr._graph.ir import Instruction
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
 from xarr._ops.elementwise import lax_apply
 from xarr._ops.structural import broadcast_view
@@ -230,6 +231,49 @@ class _ElementwisePart:
         self.root = root
 
 
+class _OutputPart:
+    """The elementwise part of a kOutput fusion, seen as a fused computation whose dot is
+    one more parameter, number ``number`` (what KernelPlan lowers)."""
+
+    def __init__(self, fused, dot, number):
+        pseudo = Instruction("parameter", (), dot.type, {"number": number})
+        mapping = {id(dot): pseudo}
+        self.instructions = [pseudo]
+        for i in fused.instructions:
+            if i is dot:
+                continue
+            if i.op == "parameter":
+                mapping[id(i)] = i
+                self.instructions.append(i)
+                continue
+            c = Instruction(i.op, [mapping.get(id(o), o) for o in i.operands], i.type,
+                            i.attrs, i.calls)
+            mapping[id(i)] = c
+            self.instructions.append(c)
+        self.parameters = list(fused.parameters) + [pseudo]
+        self.root = mapping[id(fused.root)]
+
+
+def _output_fusion_step(i):
+    """kind=kOutput: the GEMM, then the fused elementwise program over its result, one
+    step (one kernel). Returns None when the elementwise part does not lower."""
+    fused = i.calls[0]
+    dot = next(x for x in fused.instructions if x.op == "dot_general")
+    number = len(i.operands)
+    try:
+        plan = KernelPlan(_OutputPart(fused, dot, number), [i.type])
+    except LoweringError:
+        return None
+    kernel = plan.kernel
+    impl, attrs = REGISTRY["dot_general"].impl, dict(dot.attrs)
+    ln, rn = (o.attrs["number"] for o in dot.operands)
+
+    def step(*xs):
+        product = impl(xs[ln], xs[rn], **attrs)
+        return kernel(list(xs) + [product])[0]
+    return step
+
+
 # ------------------------------------------------------------------------ executable
 class Executable:
     """Runs one optimized computation: a list of steps over value slots."""
@@ -274,6 +318,13 @@ class Executable:
         op's own step from its registry row (``lower`` for control flow and custom calls,
         ``impl`` for structural ops and reductions)."""
         op = i.op
+        if op == "fusion" and i.attrs.get("kind") == "kOutput":
+            self.kernel_count += 1
+            step = _output_fusion_step(i)
+            if step is not None:
+                return step
+            sub = Executable(i.calls[0])
+            return lambda *xs: sub.run(list(xs))
         if op == "fusion":
             self.kernel_count += 1
             out_types = [i.type] if not i.is_tuple else list(i.type)

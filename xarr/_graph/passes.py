@@ -29,6 +29,7 @@ from xarr._bindings.elementwise import run_elementwise
 from xarr._bindings.fused import MAX_FUSED_OPERANDS
 from xarr._dtypes import CODE_OF, DTYPES, KINDS
 from xarr._graph.ir import Instruction, TensorType
+from xarr._graph.output_fusion import fuse_into_dots
 from xarr._registry import REGISTRY, elementwise_ops, ops_of_class
 
 # The op registry's fusion classes (xarr/_registry.py), taken when this module is imported:
@@ -583,6 +584,9 @@ def fuse(comp, private=False):
     rewiring.apply(comp, [i for i in comp.instructions if id(i) not in group_of])
     topo_sort(comp)
     fuse_into_reductions(comp)
+    if fuse_into_dots(comp):
+        topo_sort(comp)
+        dce(comp)
 
 
 def fuse_into_reductions(comp):

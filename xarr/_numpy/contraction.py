@@ -22,12 +22,16 @@ import operator
 
 import numpy as np
 
+from xarr import _tensor
+from xarr._bindings.gemm import gemm_into, gemm_type_of
 from xarr._dispatch import register
+from xarr._graph.trace import recorder
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype
 from xarr._ops import contraction as C
 from xarr._ops import structural as S
 from xarr._ops.elementwise import broadcast_shapes, promote
 from xarr._ops.reduction import reduce as lax_reduce
+from xarr._tensor import Tensor
 from xarr._numpy.reductions import sum as _np_sum
 
 
@@ -57,9 +61,56 @@ def _write_out(result, out, name):
 
 
 # ------------------------------------------------------------------------ matmul
+# Eager products of two tensors of one dtype the engine computes in (f32, f64, c64, c128,
+# s32 / u32, s64 / u64) skip the general path: a plan per (shapes, dtype) says the result
+# shape and the dimension numbers, and the call is one allocation and one gemm_into. The
+# plans are the general path's answers (tests/test_numpy_contraction.py compares them).
+_PLANS = {}
+_PLANS_SIZE = 4096
+
+
+def _matmul_plan(sa, sb, dt):
+    """(result shape, dtype code, lhs_batch, rhs_batch, lhs_contracting, rhs_contracting)
+    of NumPy's matmul for these shapes, or None when the general path must run."""
+    code = CODE_OF[dt]
+    if gemm_type_of(code) < 0 or not sa or not sb or sa[-1] != sb[-2 if len(sb) > 1 else 0]:
+        return None
+    if len(sb) == 1:
+        return sa[:-1], code, (), (), (len(sa) - 1,), (0,)
+    if len(sb) == 2:
+        return sa[:-1] + sb[1:], code, (), (), (len(sa) - 1,), (0,)
+    if len(sa) != len(sb) or sa[:-2] != sb[:-2]:
+        return None
+    nb = len(sa) - 2
+    batch = tuple(range(nb))
+    return sa[:-1] + sb[-1:], code, batch, batch, (nb + 1,), (nb,)
+
+
+def _eager_matmul(a, b):
+    """a @ b through a cached plan, or None (then the general path runs)."""
+    key = (a.shape, b.shape, a.dtype, b.dtype)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _matmul_plan(a.shape, b.shape, a.dtype) if a.dtype == b.dtype else False
+        if len(_PLANS) >= _PLANS_SIZE:
+            _PLANS.clear()
+        _PLANS[key] = plan or False
+    if not plan:
+        return None
+    shape, code, lb, rb, lc, rc = plan
+    res = _tensor.empty(shape, code)
+    gemm_into(res, a, b, lb, rb, lc, rc)
+    return res
+
+
 def matmul(x1, x2, /, out=None, *, dtype=None):
     """NumPy's matmul: the last two dims are matrices, the others broadcast as batch dims;
     a 1-D operand is a vector (a dim added, then removed)."""
+    if out is None and dtype is None and type(x1) is Tensor and type(x2) is Tensor and \
+            recorder(()) is None:
+        res = _eager_matmul(x1, x2)
+        if res is not None:
+            return res
     a, b = _common(x1, x2, "matmul", dtype)
     shapes = f"{tuple(a.shape)} @ {tuple(b.shape)}"
     if a.ndim == 0 or b.ndim == 0:
@@ -105,6 +156,11 @@ def _broadcast_batch(x, batch):
 def dot(a, b, out=None):
     """NumPy's dot: scalars multiply; 1-D . 1-D is the inner product; otherwise the last
     dim of ``a`` against the second-to-last of ``b`` (the last for a 1-D ``b``)."""
+    if out is None and type(a) is Tensor and type(b) is Tensor and 0 < a.ndim <= 2 and \
+            0 < b.ndim <= 2 and recorder(()) is None:
+        res = _eager_matmul(a, b)   # NumPy's dot is matmul for 1-D and 2-D operands
+        if res is not None:
+            return res
     a, b = _common(a, b, "dot")
     if a.ndim == 0 or b.ndim == 0:
         return _write_out(a * b, out, "dot")

@@ -129,8 +129,24 @@ class _DT:
         self.dtype = dtype
 
 
+_RULE_CACHE = {}   # (operand codes and dims, attrs) -> TensorType: the rule is pure
+_RULE_CACHE_SIZE = 4096
+
+
 def _dot_general_rule(types, dimension_numbers, precision=None, preferred_element_type=None):
     lhs, rhs = types
+    key = (lhs.code, lhs.dims, rhs.code, rhs.dims, dimension_numbers, precision,
+           preferred_element_type)
+    hit = _RULE_CACHE.get(key)
+    if hit is None:
+        hit = _dot_general_type(lhs, rhs, dimension_numbers, preferred_element_type)
+        if len(_RULE_CACHE) >= _RULE_CACHE_SIZE:
+            _RULE_CACHE.clear()
+        _RULE_CACHE[key] = hit
+    return hit
+
+
+def _dot_general_type(lhs, rhs, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     if len(lb) != len(rb):
         raise ValueError(f"lax.dot_general: lhs_batch {lb} and rhs_batch {rb} must have "

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -63,6 +64,12 @@ const CacheSizes& cache_sizes() {
 
 int64_t round_down(int64_t v, int64_t m) { return std::max<int64_t>(m, v / m * m); }
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+// The block size that splits `total` into as few blocks of at most about `block` as
+// possible, all of one size (a multiple of `tile`).
+int64_t balanced(int64_t total, int64_t block, int64_t tile) {
+  const int64_t blocks = std::max<int64_t>(1, (total + block - 1) / block);
+  return round_up((total + blocks - 1) / blocks, tile);
+}
 
 }  // namespace
 
@@ -164,14 +171,26 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
   constexpr int kMaxRows = 64;
   const char* rp[kMaxRows];
   for (int r = 0; r < rows; ++r) rp[r] = base + row_off[r];
-  const bool rows_contiguous = std::is_same_v<S, T> && rows == mr &&
-                               (rows == 1 || row_off[rows - 1] - row_off[0] ==
-                                                 int64_t{sizeof(S)} * (rows - 1));
-  bool rows_unit = rows_contiguous;
-  for (int r = 1; rows_unit && r < rows; ++r)
-    rows_unit = row_off[r] - row_off[r - 1] == int64_t{sizeof(S)};
-  if (rows_unit) {  // column-major source: each k step is mr contiguous elements
-    for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * mr, rp[0] + k_off[p], sizeof(T) * mr);
+  constexpr int64_t es = sizeof(S);
+  bool rows_unit = rows == mr;  // the panel's rows adjacent: each k step is contiguous
+  for (int r = 1; rows_unit && r < rows; ++r) rows_unit = row_off[r] - row_off[r - 1] == es;
+  bool k_unit = true;           // each row contiguous along k (a row-major A)
+  for (int64_t p = 1; k_unit && p < kc; ++p) k_unit = k_off[p] - k_off[p - 1] == es;
+  if (rows_unit) {  // column-major source: copy mr elements per k step
+    for (int64_t p = 0; p < kc; ++p) {
+      const S* src = reinterpret_cast<const S*>(rp[0] + k_off[p]);
+      T* d = dst + p * mr;
+      for (int r = 0; r < mr; ++r) d[r] = convert_in<T>(src[r]);
+    }
+    return;
+  }
+  if (k_unit) {  // row-major source: stream each row, scatter into the panel (L1-resident)
+    for (int r = 0; r < rows; ++r) {
+      const S* src = reinterpret_cast<const S*>(rp[r] + k_off[0]);
+      for (int64_t p = 0; p < kc; ++p) dst[p * mr + r] = convert_in<T>(src[p]);
+    }
+    for (int r = rows; r < mr; ++r)
+      for (int64_t p = 0; p < kc; ++p) dst[p * mr + r] = T(0);
     return;
   }
   for (int64_t p = 0; p < kc; ++p) {
@@ -236,6 +255,14 @@ inline void team_barrier(bool team) {
   }
 }
 
+// acc + a * b (complex written out, as the micro-kernels do).
+template <class T> inline T madd(T acc, T a, T b) { return acc + a * b; }
+template <class F> inline std::complex<F> madd(std::complex<F> acc, std::complex<F> a,
+                                               std::complex<F> b) {
+  return {acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
+          acc.imag() + (a.real() * b.imag() + a.imag() * b.real())};
+}
+
 // ------------------------------------------------------------------ the typed driver
 template <class T>
 struct Driver {
@@ -266,6 +293,7 @@ struct Driver {
     if (uk.mr * uk.nr > kMaxTile || uk.mr > 64 || uk.nr > 64)
       throw std::invalid_argument("gemm: micro-kernel tile too large");
     blk = gemm_blocking(uk, sizeof(T));
+
     int64_t sm = 0, sn = 0;
     if (m.affine(2, &sm) && n.affine(2, &sn) && (n.total <= 1 || sn == int64_t{sizeof(T)}) &&
         sm % int64_t{sizeof(T)} == 0) {
@@ -298,8 +326,11 @@ struct Driver {
     const int64_t M = m.total, N = n.total, K = k.total;
     int64_t ka[kMaxK], kb[kMaxK];
     int64_t row_a[64], row_c[64], col_b[64], col_c[64];
-    for (int64_t jc = 0; jc < N; jc += blk.nc) {
-      const int64_t nc = std::min(blk.nc, N - jc);
+    // Blocks of equal size (a multiple of the tile) rather than full ones and a sliver:
+    // 1024 rows with MC = 510 run as 2 x 512, not 510 + 510 + 4.
+    const int64_t MCb = balanced(M, blk.mc, MR), NCb = balanced(N, blk.nc, NR);
+    for (int64_t jc = 0; jc < N; jc += NCb) {
+      const int64_t nc = std::min(NCb, N - jc);
       const int64_t npanels = (nc + NR - 1) / NR;
       for (int64_t pc = 0; pc < K; pc += blk.kc) {
         const int64_t kc = std::min(blk.kc, K - pc);
@@ -312,8 +343,8 @@ struct Driver {
           pack_b(bpack + jp * kc * NR, NR, cols, kc, b, col_b, kb);
         }
         team_barrier(team);
-        for (int64_t ic = 0; ic < M; ic += blk.mc) {
-          const int64_t mc = std::min(blk.mc, M - ic);
+        for (int64_t ic = 0; ic < M; ic += MCb) {
+          const int64_t mc = std::min(MCb, M - ic);
           const int64_t mpanels = (mc + MR - 1) / MR;
           split(mpanels, tid, nt, &lo, &hi);
           for (int64_t ip = lo; ip < hi; ++ip) {
@@ -355,6 +386,57 @@ struct Driver {
     }
   }
 
+  // Direct-path eligibility (see gemm.h): one type, B's n and C's n unit-stride, one
+  // affine k dim and one affine m dim.
+  bool direct_ok(int64_t* a_m, int64_t* a_k, int64_t* b_k, int64_t* b_n) const {
+    if (!uk.direct || !c_direct) return false;
+    if (p.dtype_a != TypeInfo<T>::code || p.dtype_b != TypeInfo<T>::code) return false;
+    const int64_t es = sizeof(T);
+    return m.affine(0, a_m) && k.affine(0, a_k) && k.affine(1, b_k) && n.affine(1, b_n) &&
+           *b_n == es && *a_m % es == 0 && *a_k % es == 0 && *b_k % es == 0;
+  }
+
+  // One product on the direct path (strides in bytes from direct_ok).
+  void product_direct(const char* a, const char* b, char* c, int64_t a_m, int64_t a_k,
+                      int64_t b_k) const {
+    const int MR = uk.mr, NR = uk.nr;
+    const int64_t M = m.total, N = n.total, K = k.total, es = sizeof(T);
+    const int64_t a_rs = a_m / es, a_cs = a_k / es, b_rs = b_k / es;
+    int64_t c_m0 = 0, c_n0 = 0;
+    m.offsets(0, 1, 2, &c_m0);
+    n.offsets(0, 1, 2, &c_n0);
+    char* c0 = c + c_m0 + c_n0;
+    for (int64_t i = 0; i < M; i += MR) {
+      const int rows = static_cast<int>(std::min<int64_t>(MR, M - i));
+      for (int64_t j = 0; j < N; j += NR) {
+        const int cols = static_cast<int>(std::min<int64_t>(NR, N - j));
+        T* ct = reinterpret_cast<T*>(c0) + i * rs_c + j;
+        const T* at = reinterpret_cast<const T*>(a) + i * a_rs;
+        const T* bt = reinterpret_cast<const T*>(b) + j;
+        if (rows == MR && cols == NR) {
+          uk.direct(K, at, a_rs, a_cs, bt, b_rs, ct, rs_c, false);
+          continue;
+        }
+        // An edge tile: pack its panels (zero padded) in KC steps, multiply into a tile.
+        alignas(64) T tile[kMaxTile], acc[kMaxTile];
+        alignas(64) T ap[2048], bp[2048];
+        const int64_t kstep = std::max<int64_t>(1, 2048 / std::max(MR, NR));
+        for (int64_t p0 = 0; p0 < K; p0 += kstep) {
+          const int64_t kc = std::min(kstep, K - p0);
+          for (int64_t q = 0; q < kc; ++q) {
+            for (int r = 0; r < MR; ++r) ap[q * MR + r] = r < rows ? at[r * a_rs + (p0 + q) * a_cs] : T(0);
+            for (int r = 0; r < NR; ++r) bp[q * NR + r] = r < cols ? bt[(p0 + q) * b_rs + r] : T(0);
+          }
+          uk.fn(kc, ap, bp, p0 == 0 ? acc : tile, NR, 1, false);
+          if (p0 > 0)
+            for (int e = 0; e < MR * NR; ++e) acc[e] = acc[e] + tile[e];
+        }
+        for (int r = 0; r < rows; ++r)
+          for (int q = 0; q < cols; ++q) ct[r * rs_c + q] = acc[r * NR + q];
+      }
+    }
+  }
+
   // y = A x for rows [lo, hi) (gemv_ok's strides); xbuf: x when B's k stride is not unit.
   void gemv_rows(const char* a, const T* x, char* c, int64_t lo, int64_t hi, int64_t a_m,
                  int64_t a_k, int64_t c_m) const {
@@ -374,30 +456,78 @@ struct Driver {
     }
   }
 
+  // Batch item bi's offsets in A, B and C.
+  void batch_offsets(int64_t bi, int64_t* oa, int64_t* ob, int64_t* oc) const {
+    batch.offsets(bi, 1, 0, oa, 1, ob);
+    batch.offsets(bi, 1, 2, oc);
+  }
+
+  // Tiny products: both operands converted into local panels once, then plain loops.
+  void small() const {
+    const int64_t M = m.total, N = n.total, K = k.total;
+    int64_t ra[kGemmSmallDim], rc[kGemmSmallDim], cb[kGemmSmallDim], cc[kGemmSmallDim],
+        ka[kGemmSmallDim], kb[kGemmSmallDim];
+    m.offsets(0, M, 0, ra, 2, rc);
+    n.offsets(0, N, 1, cb, 2, cc);
+    k.offsets(0, K, 0, ka, 1, kb);
+    T ap[kGemmSmallPanel], bp[kGemmSmallPanel], row[kGemmSmallDim];
+    for (int64_t bi = 0; bi < batch.total; ++bi) {
+      int64_t oa, ob, oc;
+      batch_offsets(bi, &oa, &ob, &oc);
+      pack_a(ap, static_cast<int>(M), static_cast<int>(M), K, p.a + oa, ra, ka);  // ap[q*M+i]
+      pack_b(bp, static_cast<int>(N), static_cast<int>(N), K, p.b + ob, cb, kb);  // bp[q*N+j]
+      for (int64_t i = 0; i < M; ++i) {
+        std::fill(row, row + N, T(0));
+        for (int64_t q = 0; q < K; ++q) {
+          const T av = ap[q * M + i];
+          for (int64_t j = 0; j < N; ++j) row[j] = madd(row[j], av, bp[q * N + j]);
+        }
+        for (int64_t j = 0; j < N; ++j) *reinterpret_cast<T*>(p.c + oc + rc[i] + cc[j]) = row[j];
+      }
+    }
+  }
+
   void run() const {
     const int64_t M = m.total, N = n.total, K = k.total, B = batch.total;
     if (M == 0 || N == 0 || B == 0) return;
+    if (K == 0) {
+      for (int64_t bi = 0; bi < B; ++bi) {
+        int64_t oa, ob, oc;
+        batch_offsets(bi, &oa, &ob, &oc);
+        zero_c(p.c + oc);
+      }
+      return;
+    }
+    const double macs = static_cast<double>(M) * N * K * B;
+    const int64_t per_product = M * N * K;
+    int64_t d_am, d_ak, d_bk, d_bn;
+    const bool direct = per_product <= kGemmDirectMacs && direct_ok(&d_am, &d_ak, &d_bk, &d_bn);
+    if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
+        K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
+      small();
+      return;
+    }
+    int nt = get_num_threads();
+    if (macs < static_cast<double>(kGemmParallelMinFlops)) nt = 1;
     std::vector<int64_t> boff_a(B), boff_b(B), boff_c(B);
     batch.offsets(0, B, 0, boff_a.data(), 1, boff_b.data());
     batch.offsets(0, B, 2, boff_c.data());
-    if (K == 0) {
-      for (int64_t bi = 0; bi < B; ++bi) zero_c(p.c + boff_c[bi]);
+    if (direct) {
+      parallel_for(B >= 2 * nt ? nt : 1, B, [&](int64_t bi) {
+        product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak, d_bk);
+      });
       return;
     }
-    const double flops = static_cast<double>(M) * N * K * B;
-    int nt = get_num_threads();
-    if (flops < static_cast<double>(kGemmParallelMinFlops)) nt = 1;
-
     int64_t a_m, a_k, b_k, c_m;
     if (gemv_ok(&a_m, &a_k, &b_k, &c_m) && (a_k == int64_t{sizeof(T)} || a_m == int64_t{sizeof(T)} || K <= 1)) {
       run_gemv(boff_a, boff_b, boff_c, nt, a_m, a_k, b_k, c_m);
       return;
     }
-    const int64_t per_product = M * N * K;
+
     const bool over_batch = nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 24);
     const int64_t kc = std::min(blk.kc, K);
-    const int64_t a_elems = round_up(std::min(blk.mc, M), uk.mr) * kc;
-    const int64_t b_elems = round_up(std::min(blk.nc, N), uk.nr) * kc;
+    const int64_t a_elems = balanced(M, blk.mc, uk.mr) * kc;  // (product()'s block sizes)
+    const int64_t b_elems = balanced(N, blk.nc, uk.nr) * kc;
     if (over_batch) {
       std::vector<Buffer> apacks, bpacks;
       for (int t = 0; t < nt; ++t) {

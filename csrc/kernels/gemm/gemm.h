@@ -31,6 +31,10 @@
 // Strategy (gemm.cpp):
 //   * C's unit-stride dim decides the orientation: if C is column-major the problem is
 //     transposed (A and B swap roles), so micro-kernels always store along contiguous rows.
+//   * tiny products (kGemmSmallMacs): plain loops, no packing, no allocation.
+//   * small products (at most kGemmDirectMacs per batch item) whose B rows and C rows are
+//     contiguous: the micro-kernel's direct variant reads A and B in place (no packing);
+//     edge tiles are packed into local panels. A batch of them is split over threads.
 //   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
 //     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
 //   * otherwise the five BLIS loops: jc (NC columns of B) > pc (KC of k) > pack B into
@@ -53,7 +57,7 @@
 
 namespace xarr {
 
-constexpr int kGemmMaxDims = 16;
+constexpr int kGemmMaxDims = 32;  // a tensor's rank limit (engine/nary.h kMaxDims)
 
 // The types a product is computed (and C stored) in.
 enum GemmType : int { kGemmF32 = 0, kGemmF64, kGemmC64, kGemmC128, kGemmS32, kGemmS64, kGemmNumTypes };
@@ -88,6 +92,11 @@ void gemm_run(const GemmProblem& p);
 // of A (kc steps of mr values), `b` one of B (kc steps of nr values), both 64-byte aligned.
 using GemmMicroKernelFn = void (*)(int64_t kc, const void* a, const void* b, void* c,
                                    int64_t rs_c, int64_t cs_c, bool accumulate);
+// The same tile from unpacked operands (small products): A at a[i * a_rs + p * a_cs], B's
+// rows contiguous at b[p * b_rs + j], C's at c[i * rs_c + j]; element strides.
+using GemmDirectKernelFn = void (*)(int64_t kc, const void* a, int64_t a_rs, int64_t a_cs,
+                                    const void* b, int64_t b_rs, void* c, int64_t rs_c,
+                                    bool accumulate);
 // Matrix-vector kernels (type T): dot(k, x, y) = sum_p x[p] * y[p] (contiguous);
 // axpy(n, alpha, x, y): y[i] += alpha * x[i] (contiguous).
 using GemmDotFn = void (*)(int64_t k, const void* x, const void* y, void* result);
@@ -97,6 +106,7 @@ struct GemmMicroKernel {
   GemmMicroKernelFn fn = nullptr;
   int mr = 0, nr = 0;
   const char* name = "";  // dtype, ISA and tile: "sgemm_avx2_6x16"
+  GemmDirectKernelFn direct = nullptr;
 };
 
 struct GemmTable {
@@ -120,5 +130,12 @@ GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize);
 
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kGemmParallelMinFlops = int64_t{1} << 18;
+// Products of at most this many multiply-adds (all batch items), each of m, n, k at most
+// kGemmSmallDim and m * k, n * k at most kGemmSmallPanel, that the direct path does not
+// take run as plain loops over local copies of the operands.
+constexpr int64_t kGemmSmallMacs = 8192;
+constexpr int64_t kGemmSmallDim = 64;
+constexpr int64_t kGemmSmallPanel = 1024;  // elements of m * k and of n * k
+constexpr int64_t kGemmDirectMacs = int64_t{1} << 18;
 
 }  // namespace xarr

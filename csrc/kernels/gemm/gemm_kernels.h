@@ -106,6 +106,64 @@ void ukernel_vec(int64_t kc, const void* a_, const void* b_, void* c_, int64_t r
     }
 }
 
+// The unpacked variant for small products: A read through its strides (a[i * a_rs + p *
+// a_cs], broadcast), B's rows contiguous (b[p * b_rs + j]), full MR x NR tiles only. The
+// same arithmetic, in the same order, as ukernel_vec on packed panels.
+template <class V, int MR, int NV>
+void ukernel_direct(int64_t kc, const void* a_, int64_t a_rs, int64_t a_cs, const void* b_,
+                    int64_t b_rs, void* c_, int64_t rs_c, bool accumulate) {
+  using T = typename V::T;
+  using R = typename V::R;
+  constexpr int L = V::kLanes;
+  const T* a = static_cast<const T*>(a_);
+  const T* b = static_cast<const T*>(b_);
+  T* c = static_cast<T*>(c_);
+  R acc[MR][NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) acc[i][j] = V::zero();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p, a += a_cs, b += b_rs) {
+    R bv[NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) bv[j] = V::loadu(b + j * L);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      R av = V::bcast(a + i * a_rs);
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) acc[i][j] = V::fma(av, bv[j], acc[i][j]);
+    }
+  }
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) {
+      T* d = c + i * rs_c + j * L;
+      V::storeu(d, accumulate ? V::add(V::loadu(d), acc[i][j]) : acc[i][j]);
+    }
+}
+
+template <class T, int MR, int NR>
+void ukernel_direct_scalar(int64_t kc, const void* a_, int64_t a_rs, int64_t a_cs,
+                           const void* b_, int64_t b_rs, void* c_, int64_t rs_c,
+                           bool accumulate) {
+  const T* a = static_cast<const T*>(a_);
+  const T* b = static_cast<const T*>(b_);
+  T* c = static_cast<T*>(c_);
+  T acc[MR][NR];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
+  for (int64_t p = 0; p < kc; ++p, a += a_cs, b += b_rs)
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j) acc[i][j] = madd(acc[i][j], a[i * a_rs], b[j]);
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) {
+      T& d = c[i * rs_c + j];
+      d = accumulate ? d + acc[i][j] : acc[i][j];
+    }
+}
+
 template <class T>
 void dot_scalar(int64_t k, const void* x_, const void* y_, void* result) {
   const T* x = static_cast<const T*>(x_);
@@ -190,11 +248,11 @@ struct GccVec {
 
 template <class T, int MR, int NR>
 GemmMicroKernel scalar_kernel(const char* name) {
-  return {&ukernel_scalar<T, MR, NR>, MR, NR, name};
+  return {&ukernel_scalar<T, MR, NR>, MR, NR, name, &ukernel_direct_scalar<T, MR, NR>};
 }
 template <class V, int MR, int NV>
 GemmMicroKernel vec_kernel(const char* name) {
-  return {&ukernel_vec<V, MR, NV>, MR, NV * V::kLanes, name};
+  return {&ukernel_vec<V, MR, NV>, MR, NV * V::kLanes, name, &ukernel_direct<V, MR, NV>};
 }
 
 }  // namespace gemm_detail
