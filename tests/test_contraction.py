@@ -287,6 +287,29 @@ def test_micro_kernel_edges_against_reference(isa, dt):
         CORE.set_isa(before)
 
 
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_narrow_kernels_against_reference(isa, dt):
+    kernel = gemm_kernel(CODE_OF[np.dtype(dt)], CORE.isa_code(isa), narrow=True)
+    if kernel is None:
+        pytest.skip(f"{isa} has no narrow kernel for {np.dtype(dt).name}")
+    name, mr, nr = kernel
+    rng = np.random.default_rng(15)
+    before = CORE.get_isa()
+    try:
+        CORE.set_isa(isa)
+        for m in _edge_sizes(mr) + [300]:
+            for n in range(2, nr + 1):
+                for k in (1, 9, 600):
+                    a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+                    for ta, tb in ((xa.asarray(a), xa.asarray(b)),
+                                   (make_tensor(a, "colmajor"), make_tensor(b, "step"))):
+                        r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+                        _close(lax.dot(ta, tb), r, bound, k, dt, dt)
+    finally:
+        CORE.set_isa(before)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32])
 def test_threads_give_the_same_bits(dt):
     rng = np.random.default_rng(9)
@@ -295,6 +318,7 @@ def test_threads_give_the_same_bits(dt):
              ((300, 600), (600, 260), (((1,), (0,)), ((), ()))),
              ((64, 40, 40), (64, 40, 40), (((2,), (1,)), ((0,), (0,)))),
              ((700, 600), (600,), (((1,), (0,)), ((), ()))),
+             ((900, 700), (700, 5), (((1,), (0,)), ((), ()))),
              ((600, 700), (600,), (((0,), (0,)), ((), ())))]
     try:
         for ls, rs, dn in cases:

@@ -31,23 +31,32 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
         GemmDim n[32]
         GemmDim k[32]
     cdef cppclass GemmMicroKernel:
+        void* fn
         int mr, nr
         const char* name
     cdef cppclass GemmTable:
         GemmMicroKernel kernel[6]
+        GemmMicroKernel narrow[6]
     int gemm_type_of_code "xarr::gemm_type_of"(int out_dtype)
     bint gemm_reads(int out_dtype, int in_dtype)
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
 
 
-def gemm_kernel(int out_dtype, int isa=-1):
+def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False):
     """(name, mr, nr) of the micro-kernel computing products of dtype code ``out_dtype``
-    on ``isa`` (-1: the active one), e.g. ('sgemm_avx2_6x16', 6, 16); None if none."""
+    on ``isa`` (-1: the active one), e.g. ('sgemm_avx2_6x16', 6, 16); with ``narrow``,
+    of the narrow kernel for products of few columns. None if none."""
     cdef int ty = gemm_type_of_code(out_dtype)
     if ty < 0:
         return None
-    cdef const GemmMicroKernel* k = &gemm_table(isa).kernel[ty]
+    cdef const GemmMicroKernel* k
+    if narrow:
+        k = &gemm_table(isa).narrow[ty]
+    else:
+        k = &gemm_table(isa).kernel[ty]
+    if k.fn == NULL:
+        return None
     return (k.name.decode(), k.mr, k.nr)
 
 

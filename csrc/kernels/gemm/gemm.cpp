@@ -271,7 +271,7 @@ struct Driver {
 
   const GemmProblem& p;
   DimList batch, m, n, k;
-  const GemmMicroKernel& uk;
+  GemmMicroKernel uk;  // the table's kernel, or its narrow one for n <= its nr
   const GemmTable& table;
   int type;
   PackFn pack_a, pack_b;
@@ -285,6 +285,8 @@ struct Driver {
     m.set(p.m, p.nm);
     n.set(p.n, p.nn);
     k.set(p.k, p.nk);
+    const GemmMicroKernel& narrow = t.narrow[ty];
+    if (narrow.fn && n.total <= narrow.nr) uk = narrow;
     pack_a = pack_fn<T>(p.dtype_a);
     pack_b = pack_fn<T>(p.dtype_b);
     if (!pack_a || !pack_b)
@@ -398,7 +400,7 @@ struct Driver {
 
   // One product on the direct path (strides in bytes from direct_ok).
   void product_direct(const char* a, const char* b, char* c, int64_t a_m, int64_t a_k,
-                      int64_t b_k) const {
+                      int64_t b_k, int64_t tile_lo = 0, int64_t tile_hi = -1) const {
     const int MR = uk.mr, NR = uk.nr;
     const int64_t M = m.total, N = n.total, K = k.total, es = sizeof(T);
     const int64_t a_rs = a_m / es, a_cs = a_k / es, b_rs = b_k / es;
@@ -406,15 +408,26 @@ struct Driver {
     m.offsets(0, 1, 2, &c_m0);
     n.offsets(0, 1, 2, &c_n0);
     char* c0 = c + c_m0 + c_n0;
-    for (int64_t i = 0; i < M; i += MR) {
+    // Tiles [tile_lo, tile_hi) in column-tile order (all by default: a thread's share of
+    // one product): the row tiles of one column of tiles read the same B panel in turn.
+    const int64_t row_tiles = (M + MR - 1) / MR, col_tiles = (N + NR - 1) / NR;
+    const GemmDirectKernelFn* direct_rows =
+        uk.direct == table.kernel[type].direct ? table.direct_rows[type] : nullptr;
+    const int64_t last = tile_hi < 0 ? row_tiles * col_tiles : tile_hi;
+    for (int64_t ti = tile_lo; ti < last; ++ti) {
+      const int64_t i = ti % row_tiles * MR, j = ti / row_tiles * NR;
       const int rows = static_cast<int>(std::min<int64_t>(MR, M - i));
-      for (int64_t j = 0; j < N; j += NR) {
+      {
         const int cols = static_cast<int>(std::min<int64_t>(NR, N - j));
         T* ct = reinterpret_cast<T*>(c0) + i * rs_c + j;
         const T* at = reinterpret_cast<const T*>(a) + i * a_rs;
         const T* bt = reinterpret_cast<const T*>(b) + j;
         if (rows == MR && cols == NR) {
           uk.direct(K, at, a_rs, a_cs, bt, b_rs, ct, rs_c, false);
+          continue;
+        }
+        if (cols == NR && direct_rows && direct_rows[rows]) {  // the last rows, in place
+          direct_rows[rows](K, at, a_rs, a_cs, bt, b_rs, ct, rs_c, false);
           continue;
         }
         // An edge tile: pack its panels (zero padded) in KC steps, multiply into a tile.
@@ -445,8 +458,8 @@ struct Driver {
       for (int64_t i = lo; i < hi; ++i) table.dot[type](K, a + i * a_m, x, c + i * c_m);
       return;
     }
-    // Columns of A are contiguous: y += A[:, p] * x[p] over chunks of rows kept in L1.
-    constexpr int64_t kChunk = 2048;
+    // Columns of A are contiguous: y += A[:, p] * x[p] over chunks of rows kept in L1/L2.
+    constexpr int64_t kChunk = 4096;
     alignas(64) T y[kChunk];
     for (int64_t i0 = lo; i0 < hi; i0 += kChunk) {
       const int64_t rows = std::min(kChunk, hi - i0);
@@ -501,7 +514,14 @@ struct Driver {
     const double macs = static_cast<double>(M) * N * K * B;
     const int64_t per_product = M * N * K;
     int64_t d_am, d_ak, d_bk, d_bn;
-    const bool direct = per_product <= kGemmDirectMacs && direct_ok(&d_am, &d_ak, &d_bk, &d_bn);
+    // Direct: small products, or few columns whose B stays in L2 (4096 x 4096 x 8) while
+    // A streams through in place.
+    // (or few rows: A stays in L2 while B streams through, 8 x 4096 x 4096)
+    const int64_t es = sizeof(T);
+    const bool skinny = (N <= uk.nr && K * N * es <= cache_sizes().l2 / 2) ||
+                        (M <= 2 * uk.mr && M * K * es <= cache_sizes().l2 / 2);
+    const bool direct = (per_product <= kGemmDirectMacs || skinny) &&
+                        direct_ok(&d_am, &d_ak, &d_bk, &d_bn);
     if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
         K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
       small();
@@ -512,10 +532,19 @@ struct Driver {
     std::vector<int64_t> boff_a(B), boff_b(B), boff_c(B);
     batch.offsets(0, B, 0, boff_a.data(), 1, boff_b.data());
     batch.offsets(0, B, 2, boff_c.data());
-    if (direct) {
-      parallel_for(B >= 2 * nt ? nt : 1, B, [&](int64_t bi) {
+    if (direct && (B >= 2 * nt || nt <= 1)) {
+      parallel_for(nt, B, [&](int64_t bi) {
         product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak, d_bk);
       });
+      return;
+    }
+    if (direct) {  // few products: split each one's tiles among the threads
+      const int64_t tiles = ((M + uk.mr - 1) / uk.mr) * ((N + uk.nr - 1) / uk.nr);
+      for (int64_t bi = 0; bi < B; ++bi)
+        parallel_for(nt, nt, [&](int64_t t) {
+          product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak,
+                         d_bk, tiles * t / nt, tiles * (t + 1) / nt);
+        });
       return;
     }
     int64_t a_m, a_k, b_k, c_m;
@@ -577,8 +606,10 @@ struct Driver {
         x = xbuf.data();
       }
       const int threads = static_cast<double>(M) * K >= kGemmParallelMinFlops ? nt : 1;
-      parallel_for(threads, threads > 1 ? chunks : 1, [&](int64_t ch) {
-        const int64_t parts = threads > 1 ? chunks : 1;
+      // Row dots: many chunks (balance); column axpys: one range of rows per thread, so
+      // each thread reads long runs of every column.
+      const int64_t parts = threads <= 1 ? 1 : (a_k == int64_t{sizeof(T)} ? chunks : threads);
+      parallel_for(threads, parts, [&](int64_t ch) {
         gemv_rows(a, x, c, M * ch / parts, M * (ch + 1) / parts, a_m, a_k, c_m);
       });
     }

@@ -32,9 +32,11 @@
 //   * C's unit-stride dim decides the orientation: if C is column-major the problem is
 //     transposed (A and B swap roles), so micro-kernels always store along contiguous rows.
 //   * tiny products (kGemmSmallMacs): plain loops, no packing, no allocation.
-//   * small products (at most kGemmDirectMacs per batch item) whose B rows and C rows are
+//   * small products (at most kGemmDirectMacs per batch item), or products of few columns
+//     (n <= the tile's nr) whose B fits in half of L2, when B's rows and C's rows are
 //     contiguous: the micro-kernel's direct variant reads A and B in place (no packing);
-//     edge tiles are packed into local panels. A batch of them is split over threads.
+//     edge tiles are packed into local panels. Threads split a batch, or one product's
+//     row tiles.
 //   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
 //     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
 //   * otherwise the five BLIS loops: jc (NC columns of B) > pc (KC of k) > pack B into
@@ -57,7 +59,8 @@
 
 namespace xarr {
 
-constexpr int kGemmMaxDims = 32;  // a tensor's rank limit (engine/nary.h kMaxDims)
+constexpr int kGemmMaxDims = 32;
+constexpr int kGemmMaxTileRows = 32;  // a micro-kernel's mr  // a tensor's rank limit (engine/nary.h kMaxDims)
 
 // The types a product is computed (and C stored) in.
 enum GemmType : int { kGemmF32 = 0, kGemmF64, kGemmC64, kGemmC128, kGemmS32, kGemmS64, kGemmNumTypes };
@@ -111,6 +114,12 @@ struct GemmMicroKernel {
 
 struct GemmTable {
   GemmMicroKernel kernel[kGemmNumTypes];
+  // Taller, one-vector-wide tiles for products with few columns (n <= nr; 4096 x 8): no
+  // padded columns computed. fn == nullptr: the regular kernel serves.
+  GemmMicroKernel narrow[kGemmNumTypes];
+  // direct_rows[type][r]: the regular kernel's direct variant for r < mr rows (nullptr:
+  // such edge tiles are packed into local panels instead).
+  GemmDirectKernelFn direct_rows[kGemmNumTypes][kGemmMaxTileRows] = {};
   GemmDotFn dot[kGemmNumTypes] = {};
   GemmAxpyFn axpy[kGemmNumTypes] = {};
 };

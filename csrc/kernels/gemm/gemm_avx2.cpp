@@ -1,6 +1,7 @@
 // The AVX2 + FMA GEMM table: 6x16 f32 and 6x8 f64 tiles (12 accumulator registers of 16,
 // BLIS's Haswell shapes), 6x16 s32 (vpmulld + vpaddd), 4x8 s64 on GCC vectors (AVX2 has no
-// 64-bit multiply). Complex products keep the reference's scalar kernels.
+// 64-bit multiply); narrow 12x8 f32 / 12x4 f64 tiles for products of few columns.
+// Complex products keep the reference's scalar kernels.
 #include <immintrin.h>
 
 #define XARR_ISA_NS isa_avx2
@@ -59,6 +60,10 @@ void fill_gemm_avx2(GemmTable* t) {
   t->kernel[kGemmF64] = vec_kernel<F64x4, 6, 2>("dgemm_avx2_6x8");
   t->kernel[kGemmS32] = vec_kernel<S32x8, 6, 2>("s32gemm_avx2_6x16");
   t->kernel[kGemmS64] = vec_kernel<GccVec<int64_t, 32>, 4, 2>("s64gemm_avx2_4x8");
+  t->narrow[kGemmF32] = vec_kernel<F32x8, 12, 1>("sgemm_avx2_12x8");
+  t->narrow[kGemmF64] = vec_kernel<F64x4, 12, 1>("dgemm_avx2_12x4");
+  fill_direct_rows<F32x8, 6, 2>(t->direct_rows[kGemmF32]);
+  fill_direct_rows<F64x4, 6, 2>(t->direct_rows[kGemmF64]);
   t->dot[kGemmF32] = &dot_vec<F32x8>;
   t->dot[kGemmF64] = &dot_vec<F64x4>;
   t->axpy[kGemmF32] = &axpy_vec<F32x8>;

@@ -1,6 +1,7 @@
 // The AVX-512 GEMM table: 12x32 f32 and 12x16 f64 tiles (24 accumulator registers of 32,
 // like BLIS's Skylake-X kernels), 12x32 s32 (vpmulld), 12x16 s64 (vpmullq, AVX-512DQ).
-// Complex products keep the reference's scalar kernels.
+// Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns. Complex products keep
+// the reference's scalar kernels.
 #include <immintrin.h>
 
 #define XARR_ISA_NS isa_avx512
@@ -69,6 +70,10 @@ void fill_gemm_avx512(GemmTable* t) {
   t->kernel[kGemmF64] = vec_kernel<F64x8, 12, 2>("dgemm_avx512_12x16");
   t->kernel[kGemmS32] = vec_kernel<IntX512<int32_t>, 12, 2>("s32gemm_avx512_12x32");
   t->kernel[kGemmS64] = vec_kernel<IntX512<int64_t>, 12, 2>("s64gemm_avx512_12x16");
+  t->narrow[kGemmF32] = vec_kernel<F32x16, 24, 1>("sgemm_avx512_24x16");
+  t->narrow[kGemmF64] = vec_kernel<F64x8, 24, 1>("dgemm_avx512_24x8");
+  fill_direct_rows<F32x16, 12, 2>(t->direct_rows[kGemmF32]);
+  fill_direct_rows<F64x8, 12, 2>(t->direct_rows[kGemmF64]);
   t->dot[kGemmF32] = &dot_vec<F32x16>;
   t->dot[kGemmF64] = &dot_vec<F64x8>;
   t->axpy[kGemmF32] = &axpy_vec<F32x16>;

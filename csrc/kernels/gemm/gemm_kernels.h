@@ -255,6 +255,16 @@ GemmMicroKernel vec_kernel(const char* name) {
   return {&ukernel_vec<V, MR, NV>, MR, NV * V::kLanes, name, &ukernel_direct<V, MR, NV>};
 }
 
+// The direct kernels of the same width for 1 .. MR-1 rows (the last rows of a small
+// product, or all of a product with few rows), into table->direct_rows[type].
+template <class V, int MR, int NV, int R = 1>
+void fill_direct_rows(GemmDirectKernelFn* rows) {
+  if constexpr (R < MR) {
+    rows[R] = &ukernel_direct<V, R, NV>;
+    fill_direct_rows<V, MR, NV, R + 1>(rows);
+  }
+}
+
 }  // namespace gemm_detail
 }  // namespace XARR_ISA_NS
 }  // namespace xarr
