@@ -390,20 +390,34 @@ struct Driver {
 
   // Direct-path eligibility (see gemm.h): one type, B's n and C's n unit-stride, one
   // affine k dim and one affine m dim.
-  bool direct_ok(int64_t* a_m, int64_t* a_k, int64_t* b_k, int64_t* b_n) const {
+  // copy_b: B's rows need not be contiguous when B has at most kGemmDirectCopyB elements
+  // (each product then copies its B into contiguous rows first: einsum('bij,bkj->bik')).
+  bool direct_ok(int64_t* a_m, int64_t* a_k, int64_t* b_k, int64_t* b_n, bool copy_b) const {
     if (!uk.direct || !c_direct) return false;
     if (p.dtype_a != TypeInfo<T>::code || p.dtype_b != TypeInfo<T>::code) return false;
     const int64_t es = sizeof(T);
-    return m.affine(0, a_m) && k.affine(0, a_k) && k.affine(1, b_k) && n.affine(1, b_n) &&
-           *b_n == es && *a_m % es == 0 && *a_k % es == 0 && *b_k % es == 0;
+    if (!(m.affine(0, a_m) && k.affine(0, a_k) && k.affine(1, b_k) && n.affine(1, b_n) &&
+          *a_m % es == 0 && *a_k % es == 0 && *b_k % es == 0 && *b_n % es == 0))
+      return false;
+    return *b_n == es || (copy_b && k.total * n.total <= kGemmDirectCopyB);
   }
 
   // One product on the direct path (strides in bytes from direct_ok).
   void product_direct(const char* a, const char* b, char* c, int64_t a_m, int64_t a_k,
-                      int64_t b_k, int64_t tile_lo = 0, int64_t tile_hi = -1) const {
+                      int64_t b_k, int64_t b_n, int64_t tile_lo = 0,
+                      int64_t tile_hi = -1) const {
     const int MR = uk.mr, NR = uk.nr;
     const int64_t M = m.total, N = n.total, K = k.total, es = sizeof(T);
-    const int64_t a_rs = a_m / es, a_cs = a_k / es, b_rs = b_k / es;
+    const int64_t a_rs = a_m / es, a_cs = a_k / es;
+    int64_t b_rs = b_k / es;
+    alignas(64) T b_rows[kGemmDirectCopyB];
+    if (b_n != es) {  // B's rows made contiguous: b_rows[q * N + j]
+      for (int64_t q = 0; q < K; ++q)
+        for (int64_t j = 0; j < N; ++j)
+          b_rows[q * N + j] = *reinterpret_cast<const T*>(b + q * b_k + j * b_n);
+      b = reinterpret_cast<const char*>(b_rows);
+      b_rs = N;
+    }
     int64_t c_m0 = 0, c_n0 = 0;
     m.offsets(0, 1, 2, &c_m0);
     n.offsets(0, 1, 2, &c_n0);
@@ -521,7 +535,7 @@ struct Driver {
     const bool skinny = (N <= uk.nr && K * N * es <= cache_sizes().l2 / 2) ||
                         (M <= 2 * uk.mr && M * K * es <= cache_sizes().l2 / 2);
     const bool direct = (per_product <= kGemmDirectMacs || skinny) &&
-                        direct_ok(&d_am, &d_ak, &d_bk, &d_bn);
+                        direct_ok(&d_am, &d_ak, &d_bk, &d_bn, per_product <= kGemmDirectMacs);
     if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
         K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
       small();
@@ -534,7 +548,8 @@ struct Driver {
     batch.offsets(0, B, 2, boff_c.data());
     if (direct && (B >= 2 * nt || nt <= 1)) {
       parallel_for(nt, B, [&](int64_t bi) {
-        product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak, d_bk);
+        product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak, d_bk,
+                       d_bn);
       });
       return;
     }
@@ -543,7 +558,7 @@ struct Driver {
       for (int64_t bi = 0; bi < B; ++bi)
         parallel_for(nt, nt, [&](int64_t t) {
           product_direct(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], d_am, d_ak,
-                         d_bk, tiles * t / nt, tiles * (t + 1) / nt);
+                         d_bk, d_bn, tiles * t / nt, tiles * (t + 1) / nt);
         });
       return;
     }

@@ -34,7 +34,8 @@
 //   * tiny products (kGemmSmallMacs): plain loops, no packing, no allocation.
 //   * small products (at most kGemmDirectMacs per batch item), or products of few columns
 //     (n <= the tile's nr) whose B fits in half of L2, when B's rows and C's rows are
-//     contiguous: the micro-kernel's direct variant reads A and B in place (no packing);
+//     contiguous (a small product's B of at most kGemmDirectCopyB elements is first copied
+//     into rows): the micro-kernel's direct variant reads A and B in place (no packing);
 //     edge tiles are packed into local panels. Threads split a batch, or one product's
 //     row tiles.
 //   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
@@ -146,5 +147,6 @@ constexpr int64_t kGemmSmallMacs = 8192;
 constexpr int64_t kGemmSmallDim = 64;
 constexpr int64_t kGemmSmallPanel = 1024;  // elements of m * k and of n * k
 constexpr int64_t kGemmDirectMacs = int64_t{1} << 18;
+constexpr int64_t kGemmDirectCopyB = 4096;  // elements of a small B copied to rows
 
 }  // namespace xarr
