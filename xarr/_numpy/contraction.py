@@ -26,7 +26,7 @@ from xarr import _tensor
 from xarr._bindings.gemm import gemm_into, gemm_type_of
 from xarr._dispatch import register
 from xarr._graph.trace import recorder
-from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype
+from xarr._dtypes import CODE_OF, KINDS, as_dtype
 from xarr._ops import contraction as C
 from xarr._ops import structural as S
 from xarr._ops.elementwise import broadcast_shapes, promote
