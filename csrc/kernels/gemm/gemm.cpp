@@ -621,6 +621,23 @@ struct Driver {
         x = xbuf.data();
       }
       const int threads = static_cast<double>(M) * K >= kGemmParallelMinFlops ? nt : 1;
+      if (a_k != int64_t{sizeof(T)} && K >= 2 * kGemvKParts && M <= kGemvSplitRows) {
+        // Column axpys over whole rows of A (x @ A): kGemvKParts fixed halves of k, each
+        // summed into its own y over every row (a thread streams its rows contiguously),
+        // then added in order: the same bits for any thread count.
+        std::vector<T> partial(kGemvKParts * M, T(0));
+        parallel_for(threads, kGemvKParts, [&](int64_t q) {
+          T* y = partial.data() + q * M;
+          for (int64_t pk = K * q / kGemvKParts; pk < K * (q + 1) / kGemvKParts; ++pk)
+            table.axpy[type](M, x + pk, a + pk * a_k, y);
+        });
+        for (int64_t i = 0; i < M; ++i) {
+          T sum = partial[i];
+          for (int q = 1; q < kGemvKParts; ++q) sum = sum + partial[q * M + i];
+          *reinterpret_cast<T*>(c + i * c_m) = sum;
+        }
+        continue;
+      }
       // Row dots: many chunks (balance); column axpys: one range of rows per thread, so
       // each thread reads long runs of every column.
       const int64_t parts = threads <= 1 ? 1 : (a_k == int64_t{sizeof(T)} ? chunks : threads);

@@ -148,5 +148,9 @@ constexpr int64_t kGemmSmallDim = 64;
 constexpr int64_t kGemmSmallPanel = 1024;  // elements of m * k and of n * k
 constexpr int64_t kGemmDirectMacs = int64_t{1} << 18;
 constexpr int64_t kGemmDirectCopyB = 4096;  // elements of a small B copied to rows
+// x @ A (matrix-vector with A's columns contiguous): k is cut into kGemvKParts fixed parts
+// (partial results added in order) when A has at most kGemvSplitRows rows.
+constexpr int kGemvKParts = 2;
+constexpr int64_t kGemvSplitRows = 16384;
 
 }  // namespace xarr
