@@ -1,7 +1,7 @@
 // The AVX2 + FMA GEMM table: 6x16 f32 and 6x8 f64 tiles (12 accumulator registers of 16,
 // BLIS's Haswell shapes), 6x16 s32 (vpmulld + vpaddd), 4x8 s64 on GCC vectors (AVX2 has no
 // 64-bit multiply); narrow 12x8 f32 / 12x4 f64 tiles for products of few columns.
-// Complex products keep the reference's scalar kernels.
+// Complex: 3x8 c64 and 3x4 c128 tiles on real registers (ukernel_complex).
 #include <immintrin.h>
 
 #define XARR_ISA_NS isa_avx2
@@ -22,6 +22,8 @@ struct F32x8 {
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static void storeu(T* p, R v) { _mm256_storeu_ps(p, v); }
+  static R swap_pairs(R v) { return _mm256_permute_ps(v, 0xB1); }
+  static R addsub(R a, R b) { return _mm256_addsub_ps(a, b); }
 };
 
 struct F64x4 {
@@ -35,6 +37,8 @@ struct F64x4 {
   static R fma(R a, R b, R c) { return _mm256_fmadd_pd(a, b, c); }
   static R add(R a, R b) { return _mm256_add_pd(a, b); }
   static void storeu(T* p, R v) { _mm256_storeu_pd(p, v); }
+  static R swap_pairs(R v) { return _mm256_permute_pd(v, 0x5); }
+  static R addsub(R a, R b) { return _mm256_addsub_pd(a, b); }
 };
 
 struct S32x8 {
@@ -60,6 +64,8 @@ void fill_gemm_avx2(GemmTable* t) {
   t->kernel[kGemmF64] = vec_kernel<F64x4, 6, 2>("dgemm_avx2_6x8");
   t->kernel[kGemmS32] = vec_kernel<S32x8, 6, 2>("s32gemm_avx2_6x16");
   t->kernel[kGemmS64] = vec_kernel<GccVec<int64_t, 32>, 4, 2>("s64gemm_avx2_4x8");
+  t->kernel[kGemmC64] = complex_kernel<F32x8, 3, 2>("cgemm_avx2_3x8");
+  t->kernel[kGemmC128] = complex_kernel<F64x4, 3, 2>("zgemm_avx2_3x4");
   t->narrow[kGemmF32] = vec_kernel<F32x8, 12, 1>("sgemm_avx2_12x8");
   t->narrow[kGemmF64] = vec_kernel<F64x4, 12, 1>("dgemm_avx2_12x4");
   fill_direct_rows<F32x8, 6, 2>(t->direct_rows[kGemmF32]);

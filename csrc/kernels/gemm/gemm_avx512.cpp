@@ -1,7 +1,7 @@
 // The AVX-512 GEMM table: 12x32 f32 and 12x16 f64 tiles (24 accumulator registers of 32,
 // like BLIS's Skylake-X kernels), 12x32 s32 (vpmulld), 12x16 s64 (vpmullq, AVX-512DQ).
-// Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns. Complex products keep
-// the reference's scalar kernels.
+// Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns. Complex: 6x16 c64 and
+// 6x8 c128 tiles on real registers (ukernel_complex).
 #include <immintrin.h>
 
 #define XARR_ISA_NS isa_avx512
@@ -22,6 +22,9 @@ struct F32x16 {
   static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
   static void storeu(T* p, R v) { _mm512_storeu_ps(p, v); }
+  static R swap_pairs(R v) { return _mm512_permute_ps(v, 0xB1); }
+  // (a - b, a + b) in alternate lanes: fmaddsub(a, 1, b)
+  static R addsub(R a, R b) { return _mm512_fmaddsub_ps(a, _mm512_set1_ps(1.0f), b); }
 };
 
 struct F64x8 {
@@ -35,6 +38,8 @@ struct F64x8 {
   static R fma(R a, R b, R c) { return _mm512_fmadd_pd(a, b, c); }
   static R add(R a, R b) { return _mm512_add_pd(a, b); }
   static void storeu(T* p, R v) { _mm512_storeu_pd(p, v); }
+  static R swap_pairs(R v) { return _mm512_permute_pd(v, 0x55); }
+  static R addsub(R a, R b) { return _mm512_fmaddsub_pd(a, _mm512_set1_pd(1.0), b); }
 };
 
 template <class E>
@@ -70,6 +75,8 @@ void fill_gemm_avx512(GemmTable* t) {
   t->kernel[kGemmF64] = vec_kernel<F64x8, 12, 2>("dgemm_avx512_12x16");
   t->kernel[kGemmS32] = vec_kernel<IntX512<int32_t>, 12, 2>("s32gemm_avx512_12x32");
   t->kernel[kGemmS64] = vec_kernel<IntX512<int64_t>, 12, 2>("s64gemm_avx512_12x16");
+  t->kernel[kGemmC64] = complex_kernel<F32x16, 6, 2>("cgemm_avx512_6x16");
+  t->kernel[kGemmC128] = complex_kernel<F64x8, 6, 2>("zgemm_avx512_6x8");
   t->narrow[kGemmF32] = vec_kernel<F32x16, 24, 1>("sgemm_avx512_24x16");
   t->narrow[kGemmF64] = vec_kernel<F64x8, 24, 1>("dgemm_avx512_24x8");
   fill_direct_rows<F32x16, 12, 2>(t->direct_rows[kGemmF32]);

@@ -106,6 +106,63 @@ void ukernel_vec(int64_t kc, const void* a_, const void* b_, void* c_, int64_t r
     }
 }
 
+// Complex products on real vectors (V: the float / double traits, plus swap_pairs and
+// addsub). A register holds L/2 complex values of B as (re, im) pairs; per k step each A
+// element's real and imaginary parts are broadcast, and two accumulators per register
+// gather ar * (br, bi) and ai * (br, bi). At the end (ai*br, ai*bi) is swapped to
+// (ai*bi, ai*br) and addsub gives (ar*br - ai*bi, ar*bi + ai*br). Tile: MR x (NV * L/2)
+// complex values. The real part is sum(ar*br) - sum(ai*bi), summed separately (the
+// reference rounds each step's difference): within the tolerance tests allow.
+template <class V, int MR, int NV>
+void ukernel_complex(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
+                     int64_t cs_c, bool accumulate) {
+  using F = typename V::T;
+  using R = typename V::R;
+  constexpr int L = V::kLanes;      // reals per register
+  constexpr int NR = NV * L / 2;    // complex columns per tile
+  const F* a = static_cast<const F*>(a_);
+  const F* b = static_cast<const F*>(b_);
+  F* c = static_cast<F*>(c_);
+  R re[MR][NV], im[MR][NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) re[i][j] = im[i][j] = V::zero();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p, a += 2 * MR, b += 2 * NR) {
+    R bv[NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) bv[j] = V::load(b + j * L);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      const R ar = V::bcast(a + 2 * i), ai = V::bcast(a + 2 * i + 1);
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) {
+        re[i][j] = V::fma(ar, bv[j], re[i][j]);
+        im[i][j] = V::fma(ai, bv[j], im[i][j]);
+      }
+    }
+  }
+  alignas(64) F tile[MR * NR * 2];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j)
+      V::storeu(tile + (i * NR) * 2 + j * L, V::addsub(re[i][j], V::swap_pairs(im[i][j])));
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) {
+      F* d = c + 2 * (i * rs_c + j * cs_c);
+      const F* t = tile + 2 * (i * NR + j);
+      d[0] = accumulate ? d[0] + t[0] : t[0];
+      d[1] = accumulate ? d[1] + t[1] : t[1];
+    }
+}
+
+template <class V, int MR, int NV>
+GemmMicroKernel complex_kernel(const char* name) {
+  return {&ukernel_complex<V, MR, NV>, MR, NV * V::kLanes / 2, name, nullptr};
+}
+
 // The unpacked variant for small products: A read through its strides (a[i * a_rs + p *
 // a_cs], broadcast), B's rows contiguous (b[p * b_rs + j]), full MR x NR tiles only. The
 // same arithmetic, in the same order, as ukernel_vec on packed panels.
