@@ -483,6 +483,52 @@ struct Driver {
     }
   }
 
+  // A small C over a long k (64 x 4096 x 64, a Gram matrix): the packed loops would pack
+  // and synchronize once per KC step for little work each. Instead k is cut into
+  // kGemmKSplitParts fixed parts, each a whole product on its own thread (no barriers)
+  // into C or a row-major temporary, added in order: the same bits for any thread count.
+  bool ksplit_ok() const {
+    return batch.total == 1 && m.nd <= 1 && n.nd <= 1 && k.nd == 1 &&
+           m.total * n.total <= kGemmKSplitMaxC && k.total >= kGemmKSplitMinK;
+  }
+
+  void run_ksplit(int nt) const {
+    const int64_t M = m.total, N = n.total, K = k.total, es = sizeof(T);
+    constexpr int parts = kGemmKSplitParts;
+    std::vector<T> temp((parts - 1) * M * N);
+    std::vector<Buffer> apacks, bpacks;
+    for (int q = 0; q < parts; ++q) {
+      apacks.emplace_back(balanced(M, blk.mc, uk.mr) * std::min(blk.kc, K) * es);
+      bpacks.emplace_back(balanced(N, blk.nc, uk.nr) * std::min(blk.kc, K) * es);
+    }
+    parallel_for(std::min(nt, parts), parts, [&](int64_t q) {
+      Driver part = *this;  // the same product over k in [k0, k1), into C or temp
+      const int64_t k0 = K * q / parts, k1 = K * (q + 1) / parts;
+      part.k.size[0] = part.k.total = k1 - k0;
+      char* c = p.c;
+      if (q > 0) {  // a row-major M x N temporary
+        c = reinterpret_cast<char*>(temp.data() + (q - 1) * M * N);
+        if (part.m.nd) part.m.stride[2][0] = N * es;
+        if (part.n.nd) part.n.stride[2][0] = es;
+        part.c_direct = true;
+        part.rs_c = N;
+      }
+      part.product(p.a + k0 * k.stride[0][0], p.b + k0 * k.stride[1][0], c,
+                   static_cast<T*>(apacks[q].p), static_cast<T*>(bpacks[q].p), 0, 1, false);
+    });
+    int64_t roff[1] = {0}, coff[1] = {0};
+    for (int64_t i = 0; i < M; ++i) {
+      m.offsets(i, 1, 2, roff);
+      for (int64_t j = 0; j < N; ++j) {
+        n.offsets(j, 1, 2, coff);
+        T& d = *reinterpret_cast<T*>(p.c + roff[0] + coff[0]);
+        T sum = d;
+        for (int q = 1; q < parts; ++q) sum = sum + temp[(q - 1) * M * N + i * N + j];
+        d = sum;
+      }
+    }
+  }
+
   // Batch item bi's offsets in A, B and C.
   void batch_offsets(int64_t bi, int64_t* oa, int64_t* ob, int64_t* oc) const {
     batch.offsets(bi, 1, 0, oa, 1, ob);
@@ -568,6 +614,10 @@ struct Driver {
       return;
     }
 
+    if (ksplit_ok()) {
+      run_ksplit(nt);
+      return;
+    }
     const bool over_batch = nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 24);
     const int64_t kc = std::min(blk.kc, K);
     const int64_t a_elems = balanced(M, blk.mc, uk.mr) * kc;  // (product()'s block sizes)

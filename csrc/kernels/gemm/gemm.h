@@ -40,6 +40,8 @@
 //     row tiles.
 //   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
 //     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
+//   * a small C over a long k: k cut into two fixed parts, each part's packed product on
+//     its own thread, the parts added in order (no barriers; thread-count independent).
 //   * otherwise the five BLIS loops: jc (NC columns of B) > pc (KC of k) > pack B into
 //     NR-wide micro-panels > ic (MC rows of A) > pack A into MR-tall micro-panels > jr > ir:
 //     the micro-kernel multiplies an MR x KC panel of A by a KC x NR panel of B into
@@ -151,6 +153,11 @@ constexpr int64_t kGemmDirectCopyB = 4096;  // elements of a small B copied to r
 // x @ A (matrix-vector with A's columns contiguous): k is cut into kGemvKParts fixed parts
 // (partial results added in order) when A has at most kGemvSplitRows rows.
 constexpr int kGemvKParts = 2;
+// A C of at most kGemmKSplitMaxC elements over k >= kGemmKSplitMinK (64 x 4096 x 64):
+// k is cut into kGemmKSplitParts fixed parts computed independently and added in order.
+constexpr int kGemmKSplitParts = 2;
+constexpr int64_t kGemmKSplitMaxC = 128 * 128;
+constexpr int64_t kGemmKSplitMinK = 2048;
 constexpr int64_t kGemvSplitRows = 16384;
 
 }  // namespace xarr
