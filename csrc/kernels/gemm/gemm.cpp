@@ -255,7 +255,9 @@ inline void team_barrier(bool team) {
   }
 }
 
-// acc + a * b (complex written out, as the micro-kernels do).
+// acc + a * b (complex written out, as the micro-kernels do). The driver's own copy of
+// gemm_kernels.h's madd: that header is compiled once per ISA namespace, and the driver
+// (default flags) must not call an instantiation built with an ISA's flags.
 template <class T> inline T madd(T acc, T a, T b) { return acc + a * b; }
 template <class F> inline std::complex<F> madd(std::complex<F> acc, std::complex<F> a,
                                                std::complex<F> b) {
@@ -451,7 +453,8 @@ struct Driver {
         for (int64_t p0 = 0; p0 < K; p0 += kstep) {
           const int64_t kc = std::min(kstep, K - p0);
           for (int64_t q = 0; q < kc; ++q) {
-            for (int r = 0; r < MR; ++r) ap[q * MR + r] = r < rows ? at[r * a_rs + (p0 + q) * a_cs] : T(0);
+            for (int r = 0; r < MR; ++r)
+              ap[q * MR + r] = r < rows ? at[r * a_rs + (p0 + q) * a_cs] : T(0);
             for (int r = 0; r < NR; ++r) bp[q * NR + r] = r < cols ? bt[(p0 + q) * b_rs + r] : T(0);
           }
           uk.fn(kc, ap, bp, p0 == 0 ? acc : tile, NR, 1, false);
@@ -574,9 +577,8 @@ struct Driver {
     const double macs = static_cast<double>(M) * N * K * B;
     const int64_t per_product = M * N * K;
     int64_t d_am, d_ak, d_bk, d_bn;
-    // Direct: small products, or few columns whose B stays in L2 (4096 x 4096 x 8) while
-    // A streams through in place.
-    // (or few rows: A stays in L2 while B streams through, 8 x 4096 x 4096)
+    // Direct: small products, or few columns whose B stays in L2 while A streams through
+    // in place (4096 x 4096 x 8), or few rows whose A stays in L2 (8 x 4096 x 4096).
     const int64_t es = sizeof(T);
     const bool skinny = (N <= uk.nr && K * N * es <= cache_sizes().l2 / 2) ||
                         (M <= 2 * uk.mr && M * K * es <= cache_sizes().l2 / 2);
@@ -609,7 +611,7 @@ struct Driver {
       return;
     }
     int64_t a_m, a_k, b_k, c_m;
-    if (gemv_ok(&a_m, &a_k, &b_k, &c_m) && (a_k == int64_t{sizeof(T)} || a_m == int64_t{sizeof(T)} || K <= 1)) {
+    if (gemv_ok(&a_m, &a_k, &b_k, &c_m) && (a_k == es || a_m == es || K <= 1)) {
       run_gemv(boff_a, boff_b, boff_c, nt, a_m, a_k, b_k, c_m);
       return;
     }

@@ -62,11 +62,13 @@
 
 namespace xarr {
 
-constexpr int kGemmMaxDims = 32;
-constexpr int kGemmMaxTileRows = 32;  // a micro-kernel's mr  // a tensor's rank limit (engine/nary.h kMaxDims)
+constexpr int kGemmMaxDims = 32;      // a tensor's rank limit (engine/nary.h kMaxDims)
+constexpr int kGemmMaxTileRows = 32;  // a micro-kernel's mr
 
 // The types a product is computed (and C stored) in.
-enum GemmType : int { kGemmF32 = 0, kGemmF64, kGemmC64, kGemmC128, kGemmS32, kGemmS64, kGemmNumTypes };
+enum GemmType : int {
+  kGemmF32 = 0, kGemmF64, kGemmC64, kGemmC128, kGemmS32, kGemmS64, kGemmNumTypes
+};
 
 // The GemmType that computes a product of two dtype codes whose result is `out_dtype`, or -1.
 int gemm_type_of(int out_dtype);
