@@ -60,6 +60,10 @@ def _write_out(result, out, name):
     return out
 
 
+# (Reshapes go through the tensor's own reshape, the NumPy frontend's: a view when the
+# strides allow, and recorded as lax.reshape under xa.jit / xa.lazy.)
+
+
 # ------------------------------------------------------------------------ matmul
 # Eager products of two tensors of one dtype the engine computes in (f32, f64, c64, c128,
 # s32 / u32, s64 / u64) skip the general path: a plan per (shapes, dtype) says the result
@@ -118,9 +122,9 @@ def matmul(x1, x2, /, out=None, *, dtype=None):
                          f"and {tuple(b.shape)}); use multiply")
     av, bv = a.ndim == 1, b.ndim == 1
     if av:
-        a = S.reshape(a, (1,) + tuple(a.shape))
+        a = a.reshape((1,) + tuple(a.shape))
     if bv:
-        b = S.reshape(b, tuple(b.shape) + (1,))
+        b = b.reshape(tuple(b.shape) + (1,))
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"matmul: contracted dims differ: {shapes} (sizes {a.shape[-1]} "
                          f"and {b.shape[-2]})")
@@ -138,9 +142,9 @@ def matmul(x1, x2, /, out=None, *, dtype=None):
         b = _broadcast_batch(b, batch)
         res = _dot_general(a, b, (nb + 1,), (nb,), tuple(range(nb)), tuple(range(nb)))
     if av:
-        res = S.squeeze(res, (res.ndim - 2,))
+        res = res.reshape(tuple(res.shape[:-2]) + tuple(res.shape[-1:]))
     if bv:
-        res = S.squeeze(res, (res.ndim - 1,))
+        res = res.reshape(tuple(res.shape[:-1]))
     return _write_out(res, out, "matmul")
 
 
@@ -178,7 +182,7 @@ def vdot(a, b, /):
         raise ValueError(f"vdot: operands have {a.size} and {b.size} elements")
     if KINDS[CODE_OF[a.dtype]] == "c":
         a = a.conj()
-    return _dot_general(S.reshape(a, (a.size,)), S.reshape(b, (b.size,)), (0,), (0,))
+    return _dot_general(a.reshape((a.size,)), b.reshape((b.size,)), (0,), (0,))
 
 
 def inner(a, b, /):
@@ -194,7 +198,7 @@ def inner(a, b, /):
 def outer(a, b, /, out=None):
     """NumPy's outer: both flattened, result[i, j] = a[i] * b[j]."""
     a, b = _common(a, b, "outer")
-    res = _dot_general(S.reshape(a, (a.size,)), S.reshape(b, (b.size,)), (), ())
+    res = _dot_general(a.reshape((a.size,)), b.reshape((b.size,)), (), ())
     return _write_out(res, out, "outer")
 
 
@@ -238,12 +242,12 @@ def kron(a, b, /):
     """NumPy's kron: the block product, result[i*nb + j] = a[i] * b[j] per dim."""
     a, b = _common(a, b, "kron")
     nd = builtins.max(a.ndim, b.ndim)
-    a = S.reshape(a, (1,) * (nd - a.ndim) + tuple(a.shape))
-    b = S.reshape(b, (1,) * (nd - b.ndim) + tuple(b.shape))
+    a = a.reshape((1,) * (nd - a.ndim) + tuple(a.shape))
+    b = b.reshape((1,) * (nd - b.ndim) + tuple(b.shape))
     prod = _dot_general(a, b, (), ())  # dims a0..a(nd-1), b0..b(nd-1)
     perm = tuple(itertools.chain.from_iterable((i, nd + i) for i in range(nd)))
     shape = tuple(a.shape[i] * b.shape[i] for i in range(nd))
-    return S.reshape(S.transpose(prod, perm), shape)
+    return S.transpose(prod, perm).reshape(shape)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
@@ -478,7 +482,7 @@ def _single_operand(x, ls, others, out, sizes):
     and the labels nothing else needs summed: (x, labels)."""
     squeeze = tuple(d for d, ch in enumerate(ls) if x.shape[d] == 1 and sizes[ch] != 1)
     if squeeze:
-        x = S.squeeze(x, squeeze)
+        x = x.reshape(tuple(d for k, d in enumerate(x.shape) if k not in squeeze))
         ls = [ch for d, ch in enumerate(ls) if d not in squeeze]
     while len(set(ls)) != len(ls):
         ch = next(c for c in ls if ls.count(c) > 1)
@@ -521,7 +525,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     x, ls = _single_operand(x, ls, [], out_labels, sizes)
     missing = [ch for ch in out_labels if ch not in ls]
     if missing:  # output labels whose every dim was a broadcast 1
-        x = S.reshape(x, tuple(x.shape) + (1,) * len(missing))
+        x = x.reshape(tuple(x.shape) + (1,) * len(missing))
         ls = ls + missing
     perm = tuple(ls.index(ch) for ch in out_labels)
     if perm != tuple(range(len(perm))):
