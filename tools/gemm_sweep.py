@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import xarr as xa
+from xarr.tour import best_time
 
 try:
     import torch
@@ -31,17 +32,11 @@ SKINNY = [(4096, 64, 4096), (64, 4096, 64), (4096, 4096, 8), (8, 4096, 4096)]
 
 
 def best(fn, budget=0.5):
-    fn()
+    """xarr.tour's best_time with as many repeats as fit in ``budget`` seconds (3 - 200)."""
     t0 = time.perf_counter()
     fn()
     once = time.perf_counter() - t0
-    reps = max(3, min(200, int(budget / max(once, 1e-6))))
-    b = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        b = min(b, time.perf_counter() - t0)
-    return b
+    return best_time(fn, repeat=max(3, min(200, int(budget / max(once, 1e-6)))))
 
 
 def row(m, k, n, dt, rounds=3):

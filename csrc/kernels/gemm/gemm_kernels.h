@@ -165,7 +165,9 @@ GemmMicroKernel complex_kernel(const char* name) {
 
 // The unpacked variant for small products: A read through its strides (a[i * a_rs + p *
 // a_cs], broadcast), B's rows contiguous (b[p * b_rs + j]), full MR x NR tiles only. The
-// same arithmetic, in the same order, as ukernel_vec on packed panels.
+// same arithmetic, in the same order, as ukernel_vec on packed panels. (ukernel_vec is
+// not written as this kernel with a_rs = 1, a_cs = MR, b_rs = NR: its offsets are then
+// compile-time constants, and the packed path is the one that must run at peak.)
 template <class V, int MR, int NV>
 void ukernel_direct(int64_t kc, const void* a_, int64_t a_rs, int64_t a_cs, const void* b_,
                     int64_t b_rs, void* c_, int64_t rs_c, bool accumulate) {
