@@ -35,23 +35,30 @@ template <class F> inline std::complex<F> madd(std::complex<F> acc, std::complex
           acc.imag() + (a.real() * b.imag() + a.imag() * b.real())};
 }
 
+// One MR x NR tile in scalar arithmetic from A at a[i * a_rs + p * a_cs] and B at
+// b[p * b_rs + j], into c[i * rs_c + j * cs_c]: the reference kernel (packed panels are
+// a_rs = 1, a_cs = MR, b_rs = NR) and its direct variant.
 template <class T, int MR, int NR>
-void ukernel_scalar(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
-                    int64_t cs_c, bool accumulate) {
-  const T* a = static_cast<const T*>(a_);
-  const T* b = static_cast<const T*>(b_);
-  T* c = static_cast<T*>(c_);
+void scalar_tile(int64_t kc, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
+                 int64_t b_rs, T* c, int64_t rs_c, int64_t cs_c, bool accumulate) {
   T acc[MR][NR];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
-  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR)
+  for (int64_t p = 0; p < kc; ++p, a += a_cs, b += b_rs)
     for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j) acc[i][j] = madd(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < NR; ++j) acc[i][j] = madd(acc[i][j], a[i * a_rs], b[j]);
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) {
       T& d = c[i * rs_c + j * cs_c];
       d = accumulate ? d + acc[i][j] : acc[i][j];
     }
+}
+
+template <class T, int MR, int NR>
+void ukernel_scalar(int64_t kc, const void* a, const void* b, void* c, int64_t rs_c,
+                    int64_t cs_c, bool accumulate) {
+  scalar_tile<T, MR, NR>(kc, static_cast<const T*>(a), 1, MR, static_cast<const T*>(b), NR,
+                         static_cast<T*>(c), rs_c, cs_c, accumulate);
 }
 
 template <class V, int MR, int NV>
@@ -204,23 +211,11 @@ void ukernel_direct(int64_t kc, const void* a_, int64_t a_rs, int64_t a_cs, cons
 }
 
 template <class T, int MR, int NR>
-void ukernel_direct_scalar(int64_t kc, const void* a_, int64_t a_rs, int64_t a_cs,
-                           const void* b_, int64_t b_rs, void* c_, int64_t rs_c,
+void ukernel_direct_scalar(int64_t kc, const void* a, int64_t a_rs, int64_t a_cs,
+                           const void* b, int64_t b_rs, void* c, int64_t rs_c,
                            bool accumulate) {
-  const T* a = static_cast<const T*>(a_);
-  const T* b = static_cast<const T*>(b_);
-  T* c = static_cast<T*>(c_);
-  T acc[MR][NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
-  for (int64_t p = 0; p < kc; ++p, a += a_cs, b += b_rs)
-    for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j) acc[i][j] = madd(acc[i][j], a[i * a_rs], b[j]);
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) {
-      T& d = c[i * rs_c + j];
-      d = accumulate ? d + acc[i][j] : acc[i][j];
-    }
+  scalar_tile<T, MR, NR>(kc, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b),
+                         b_rs, static_cast<T*>(c), rs_c, 1, accumulate);
 }
 
 template <class T>
