@@ -68,7 +68,8 @@ class NumpyForm:
 
     to_float:  integer/bool operands are computed in floating point: 'loops' (NumPy's
                loops: int8 -> float16, int16 -> float32, wider -> float64), 'f64' (always
-               float64), 'keepint' (integers are returned unchanged: floor, ceil, trunc)
+               float64), 'keepint' (integers are returned unchanged: floor, ceil, trunc),
+               'at_least_f64' (every dtype computes in float64 or complex128: float_power)
     kernel_by_kind: ((kind, op name), ...): another op for that kind (right_shift is
                logical on unsigned integers)
     logical:   operands are converted to bool first (logical_and ...)
@@ -306,7 +307,8 @@ ELEMENTWISE = [
     ew("min", "MIN", 2, _ALL, lax="min", doc="minimum, NaN-propagating", hlo="minimum",
        numpy=[np_("minimum")]),
     ew("pow", "POW", 2, _NUM, lax="pow", doc="x ** y", hlo="power",
-       numpy=[np_("power", bool_as="int8", int_exponent=True)]),
+       numpy=[np_("power", bool_as="int8", int_exponent=True),
+              np_("float_power", to_float="at_least_f64")]),
     ew("atan2", "ATAN2", 2, _FLT, lax="atan2", doc="atan2(x, y)",
        numpy=[np_("arctan2", to_float=_LOOPS)]),
     ew("hypot", "HYPOT", 2, _FLT, doc="sqrt(x**2 + y**2) without overflow",

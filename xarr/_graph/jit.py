@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from xarr import _tensor
-from xarr._graph import lazy, native, passes
+from xarr._graph import algebra, lazy, native, passes
 from xarr._graph.compile import Executable
 from xarr._graph.ir import Module, gc_paused
 from xarr._graph.pytree import flatten, unflatten
@@ -58,7 +58,7 @@ def clear_caches():
     for f in list(_JITTED):
         f.clear_cache()
     lazy.clear_cache()
-    passes.clear_scalar_values()
+    algebra.clear_scalar_values()
     native.clear_loaded()
 
 

@@ -29,6 +29,7 @@ from xarr._bindings.elementwise import run_elementwise
 from xarr._bindings.fused import MAX_FUSED_OPERANDS
 from xarr._dtypes import CODE_OF, DTYPES, KINDS
 from xarr._graph.ir import Instruction, TensorType
+from xarr._graph.algebra import is_value, new_constant, pow_special, scalar_value
 from xarr._graph.output_fusion import fuse_into_dots
 from xarr._registry import REGISTRY, elementwise_ops, ops_of_class
 
@@ -141,37 +142,6 @@ def dce(comp):
     topo_sort(comp)
 
 
-def _scalar_value(instr):
-    """The Python value of a scalar constant, or of a broadcast of one; else None."""
-    while instr.op == "broadcast":
-        instr = instr.operands[0]
-    if instr.op == "constant" and instr.dims == ():
-        t = instr.attrs["value"]
-        hit = _SCALAR_VALUES.get(id(t))
-        if hit is None or hit[0] is not t:
-            if len(_SCALAR_VALUES) >= 4096:
-                _SCALAR_VALUES.clear()
-            hit = _SCALAR_VALUES[id(t)] = (t, np.asarray(t).item())
-        return hit[1]
-    return None
-
-
-_SCALAR_VALUES = {}    # id(constant tensor) -> (tensor, its Python value)
-
-
-def clear_scalar_values():
-    _SCALAR_VALUES.clear()
-
-
-def _is_value(instr, value, negative_zero=None):
-    v = _scalar_value(instr)
-    if v is None or v != value:
-        return False
-    if negative_zero is not None and isinstance(v, float):
-        return bool(np.signbit(v)) == negative_zero
-    return True
-
-
 # ------------------------------------------------------------------------ simplify
 def simplify(comp):
     """Rewrites instructions by the rules of _simplify_one until none applies; returns
@@ -204,28 +174,30 @@ def _simplify_one(comp, i):
     if op == "convert" and ops[0].op == "constant" and ops[0].dims == ():
         out = _tensor.empty((), i.code)
         _tensor.convert_into(out, ops[0].attrs["value"])
-        return _new_constant(comp, out)
+        return new_constant(comp, out)
     if op == "neg" and ops[0].op == "neg":
         return ops[0].operands[0]
     if len(ops) == 2 and op in ("mul", "add", "sub", "div"):
         a, b = ops
         kind = KINDS[i.code]
         if op == "mul" and kind != "c":
-            if _is_value(b, 1) and a.type == i.type:
+            if is_value(b, 1) and a.type == i.type:
                 return a
-            if _is_value(a, 1) and b.type == i.type:
+            if is_value(a, 1) and b.type == i.type:
                 return b
-        if op == "div" and kind != "c" and _is_value(b, 1) and a.type == i.type:
+        if op == "div" and kind != "c" and is_value(b, 1) and a.type == i.type:
             return a
-        if op == "sub" and kind in "iuf" and _is_value(b, 0, negative_zero=False) \
+        if op == "sub" and kind in "iuf" and is_value(b, 0, negative_zero=False) \
                 and a.type == i.type:
             return a
         if op == "add" and kind in "biuf":
             nz = True if kind == "f" else None   # floats: only x + (-0.0) is exact
-            if _is_value(b, 0, nz) and a.type == i.type:
+            if is_value(b, 0, nz) and a.type == i.type:
                 return a
-            if _is_value(a, 0, nz) and b.type == i.type:
+            if is_value(a, 0, nz) and b.type == i.type:
                 return b
+    if op == "pow":
+        return pow_special(comp, i)
     if op == "reshape" and i.attrs.get("dimensions") is None:
         src = ops[0]
         if src.op == "reshape" and src.attrs.get("dimensions") is None:
@@ -257,12 +229,6 @@ def _simplify_one(comp, i):
     return None
 
 
-def _new_constant(comp, tensor):
-    c = Instruction("constant", (), TensorType(_code(tensor), (), None), {"value": tensor})
-    comp.add(c)
-    return c
-
-
 def _code(t):
     return CODE_OF[t.dtype]
 
@@ -274,7 +240,7 @@ def _fold(comp, i):
     code = opdef.value_code([_code(x) for x in ins])
     out = _tensor.empty((), i.code)
     run_elementwise(opdef.code, code, out, ins)
-    return _new_constant(comp, out)
+    return new_constant(comp, out)
 
 
 # ------------------------------------------------------------------------ CSE
@@ -613,7 +579,7 @@ def fuse_into_reductions(comp):
             continue
         if any(not p.is_tuple and p.type.m2m is not None for p in f.operands):
             continue
-        if _scalar_value(init) is None:
+        if scalar_value(init) is None:
             continue
         fused = f.calls[0]
         root = fused.root
@@ -634,7 +600,7 @@ def fuse_into_reductions(comp):
 def is_identity(init, monoid):
     """Whether the scalar constant ``init`` is exactly the monoid's identity (so applying
     it changes no bit: -0.0 for float add, -inf / +inf or the integer extremes)."""
-    v = _scalar_value(init)
+    v = scalar_value(init)
     if v is None:
         return False
     if monoid == "add":   # -0.0 is the float identity (x + -0.0 == x, also for x = -0.0)

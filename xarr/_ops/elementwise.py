@@ -339,7 +339,10 @@ def convert_element_type(operand, new_dtype):
 
 # ---------------------------------------------------------------------- NumPy frontend
 def _float_for(dt, rule):
-    """The float dtype NumPy computes ``rule`` ops in for an integer/bool dtype."""
+    """The float dtype NumPy computes ``rule`` ops in for an integer/bool dtype (for
+    'at_least_f64', float_power's rule, for every dtype: float64, or complex128)."""
+    if rule == "at_least_f64":
+        return np.dtype(np.complex128 if KINDS[CODE_OF[dt]] == "c" else np.float64)
     if KINDS[CODE_OF[dt]] in "fc" or rule == "":
         return dt
     if rule == "f64":

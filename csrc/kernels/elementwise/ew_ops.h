@@ -2,7 +2,7 @@
 //
 // Each functor has
 //   template <class C> static constexpr bool ok;   // does the op apply to compute type C?
-//   static R f(C...)                                // the value for one element
+//   XARR_EW_FN R f(C...)                                // the value for one element
 // C is the compute type (TypeInfo<T>::compute: float for f16/bf16). The output storage type
 // is T unless the functor says otherwise through `Out<T>` (pred for comparisons, the real
 // type for |complex|). Optional traits: `expensive` (a loop costs several memory accesses
@@ -40,6 +40,12 @@
 #define XARR_MATH ::xarr::libm
 #endif
 
+// A functor's f / array are always inlined (XARR_EW_FN): this header is compiled into each
+// ISA's table with that ISA's flags, and an out-of-line copy has vague linkage, so the
+// linker would keep one ISA's copy for every table (vector_math.h says the same of the math;
+// tests/test_build.py checks the library exports none).
+#define XARR_EW_FN static inline __attribute__((always_inline))
+
 namespace xarr {
 namespace ew {
 
@@ -66,18 +72,18 @@ template <> struct RealOf<c128> { using type = double; };
 // Order-preserving integer key for the total order on floats.
 // Worked example (f32): -0.0f has bits 0x80000000 -> key 0x80000000 ^ 0x7fffffff = -1,
 // +0.0f has key 0, so -0 < +0; -NaN (0xffc00000) gets the smallest keys of all.
-inline int32_t total_key(float x) {
+XARR_EW_FN int32_t total_key(float x) {
   int32_t i;
   std::memcpy(&i, &x, 4);
   return i ^ ((i >> 31) & 0x7fffffff);
 }
-inline int64_t total_key(double x) {
+XARR_EW_FN int64_t total_key(double x) {
   int64_t i;
   std::memcpy(&i, &x, 8);
   return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
 }
 
-template <class C> inline bool is_nan(C x) { return x != x; }
+template <class C> XARR_EW_FN bool is_nan(C x) { return x != x; }
 
 // The optional functor traits (false when a functor does not declare them).
 template <class Op, class = void> struct ExpensiveTrait : std::false_type {};
@@ -92,7 +98,7 @@ template <class Op> constexpr bool kHasArray = HasArrayTrait<Op>::value;
 // ---------------------------------------------------------------------------- unary
 struct Neg {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     if constexpr (kUInt<C>) return static_cast<C>(0 - x);
     else return -x;
   }
@@ -100,7 +106,7 @@ struct Neg {
 struct Abs {
   template <class T> using Out = typename RealOf<T>::type;
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static auto f(C x) {
+  template <class C> XARR_EW_FN auto f(C x) {
     if constexpr (kBool<C>) return x;
     else if constexpr (kComplex<C>) return XARR_MATH::cabs(x);
     else if constexpr (kUInt<C>) return x;
@@ -110,7 +116,7 @@ struct Abs {
 };
 struct Sign {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     if constexpr (kComplex<C>) {
       auto a = XARR_MATH::cabs(x);
       return a == 0 ? C(0) : C(x.real() / a, x.imag() / a);
@@ -131,7 +137,7 @@ struct Sign {
 // nan+nanj, zero gives 0j, and a finite z whose |z| overflows is scaled first.
 struct SignNumpy {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     if constexpr (kComplex<C>) {
       using R = typename C::value_type;
       const R re = x.real(), im = x.imag();
@@ -157,7 +163,7 @@ struct SignNumpy {
 };
 struct Not {
   template <class C> static constexpr bool ok = kInt<C> || kBool<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     if constexpr (kBool<C>) return !x;
     else return static_cast<C>(~x);
   }
@@ -166,7 +172,7 @@ struct Not {
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C>;                              \
     static constexpr bool expensive = EXPENSIVE;                                          \
-    template <class C> static C f(C x) { return EXPR; }                                   \
+    template <class C> XARR_EW_FN C f(C x) { return EXPR; }                                   \
   };
 XARR_FLOAT_UNARY(Ceil, std::ceil(x), false)
 XARR_FLOAT_UNARY(Floor, std::floor(x), false)
@@ -178,7 +184,7 @@ XARR_FLOAT_UNARY(Cbrt, XARR_MATH::cbrt(x), true)
 // Worked example: 2.5 -> 3, -2.5 -> -3, 0.49999997f -> 0, -0.0 -> -0.0, -0.4 -> -0.0.
 struct Round {
   template <class C> static constexpr bool ok = kFloat<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     C t = std::trunc(x);
     C d = x - t;
     C step = std::fabs(d) >= C(0.5) ? C(1) : C(0);
@@ -191,7 +197,7 @@ struct Round {
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
     static constexpr bool expensive = EXPENSIVE;                                          \
-    template <class C> static C f(C x) {                                                  \
+    template <class C> XARR_EW_FN C f(C x) {                                                  \
       if constexpr (kComplex<C>) return CEXPR;                                            \
       else return FEXPR;                                                                  \
     }                                                                                     \
@@ -211,11 +217,11 @@ XARR_FC_UNARY(Tanh, XARR_MATH::tanh(x), std::tanh(x), true)
     template <class C> static constexpr bool ok = kFloat<C> || kComplex<C>;               \
     static constexpr bool has_array = true;                                               \
     static constexpr bool expensive = true;                                               \
-    template <class C> static C f(C x) {                                                  \
+    template <class C> XARR_EW_FN C f(C x) {                                                  \
       if constexpr (kComplex<C>) return std::fn(x);                                       \
       else return XARR_MATH::fn(x);                                                       \
     }                                                                                     \
-    template <class T> static void array(const T* x, T* y, int64_t n) {                   \
+    template <class T> XARR_EW_FN void array(const T* x, T* y, int64_t n) {                   \
       XARR_MATH::fn##_array(x, y, n);                                                     \
     }                                                                                     \
   };
@@ -241,10 +247,10 @@ XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x), false)
 
 struct Square {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C x) { return static_cast<C>(x * x); }
+  template <class C> XARR_EW_FN C f(C x) { return static_cast<C>(x * x); }
 };
 
-template <class C> inline bool finite_value(C x) {
+template <class C> XARR_EW_FN bool finite_value(C x) {
   if constexpr (kComplex<C>) return std::isfinite(x.real()) && std::isfinite(x.imag());
   else if constexpr (kFloat<C>) return x - x == x - x;  // false for inf and NaN
   else return true;
@@ -252,12 +258,12 @@ template <class C> inline bool finite_value(C x) {
 struct IsFinite {
   template <class T> using Out = bool;
   template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
-  template <class C> static bool f(C x) { return finite_value(x); }
+  template <class C> XARR_EW_FN bool f(C x) { return finite_value(x); }
 };
 struct IsNan {
   template <class T> using Out = bool;
   template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
-  template <class C> static bool f(C x) {
+  template <class C> XARR_EW_FN bool f(C x) {
     if constexpr (kComplex<C>) return is_nan(x.real()) || is_nan(x.imag());
     else if constexpr (kFloat<C>) return is_nan(x);
     else return false;
@@ -266,7 +272,7 @@ struct IsNan {
 struct IsInf {
   template <class T> using Out = bool;
   template <class C> static constexpr bool ok = kFloat<C> || kComplex<C> || kInt<C> || kBool<C>;
-  template <class C> static bool f(C x) {
+  template <class C> XARR_EW_FN bool f(C x) {
     if constexpr (kComplex<C>) return std::isinf(x.real()) || std::isinf(x.imag());
     else if constexpr (kFloat<C>) return std::fabs(x) == std::numeric_limits<C>::infinity();
     else return false;
@@ -275,7 +281,7 @@ struct IsInf {
 struct SignBit {
   template <class T> using Out = bool;
   template <class C> static constexpr bool ok = kFloat<C> || kInt<C> || kBool<C>;
-  template <class C> static bool f(C x) {
+  template <class C> XARR_EW_FN bool f(C x) {
     if constexpr (kFloat<C>) {
       // Bit test instead of std::signbit (GCC 12 ICEs vectorizing signbit of bf16 loads).
       using I = std::conditional_t<sizeof(C) == 4, int32_t, int64_t>;
@@ -288,7 +294,7 @@ struct SignBit {
 };
 struct Popcnt {
   template <class C> static constexpr bool ok = kInt<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     using U = std::make_unsigned_t<C>;
     return static_cast<C>(__builtin_popcountll(static_cast<uint64_t>(static_cast<U>(x))));
   }
@@ -296,7 +302,7 @@ struct Popcnt {
 // Count leading zeros within the type's width; clz(0) = width.
 struct Clz {
   template <class C> static constexpr bool ok = kInt<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     using U = std::make_unsigned_t<C>;
     uint64_t u = static_cast<U>(x);
     constexpr int extra = 64 - 8 * static_cast<int>(sizeof(C));
@@ -306,7 +312,7 @@ struct Clz {
 struct Real {
   template <class T> using Out = typename RealOf<T>::type;
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static auto f(C x) {
+  template <class C> XARR_EW_FN auto f(C x) {
     if constexpr (kComplex<C>) return x.real();
     else return x;
   }
@@ -314,38 +320,38 @@ struct Real {
 struct Imag {
   template <class T> using Out = typename RealOf<T>::type;
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static auto f(C x) {
+  template <class C> XARR_EW_FN auto f(C x) {
     if constexpr (kComplex<C>) return x.imag();
     else return C(0);
   }
 };
 struct Conj {
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static C f(C x) {
+  template <class C> XARR_EW_FN C f(C x) {
     if constexpr (kComplex<C>) return std::conj(x);
     else return x;
   }
 };
 struct Copy {
   template <class C> static constexpr bool ok = true;
-  template <class C> static C f(C x) { return x; }
+  template <class C> XARR_EW_FN C f(C x) { return x; }
 };
 
 // ---------------------------------------------------------------------------- binary
 struct Add {
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kBool<C>) return a || b;
     else return static_cast<C>(a + b);
   }
 };
 struct Sub {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C a, C b) { return static_cast<C>(a - b); }
+  template <class C> XARR_EW_FN C f(C a, C b) { return static_cast<C>(a - b); }
 };
 struct Mul {
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kBool<C>) {
       return a && b;
     } else if constexpr (kComplex<C>) {
@@ -360,7 +366,7 @@ struct Mul {
 };
 struct Div {
   template <class C> static constexpr bool ok = kNum<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kComplex<C>) {
       // Smith's algorithm: avoids overflow of |b|^2.
       using R = typename C::value_type;
@@ -390,7 +396,7 @@ struct Div {
 struct Rem {
   template <class C> static constexpr bool ok = kReal<C>;
   static constexpr bool expensive = true;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kInt<C>) {
       bool zero = b == 0;
       bool overflow = false;
@@ -407,14 +413,14 @@ struct Rem {
 struct Fmod {
   template <class C> static constexpr bool ok = kReal<C>;
   static constexpr bool expensive = true;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kInt<C>) return b == 0 ? C(0) : Rem::f(a, b);
     else return std::fmod(a, b);
   }
 };
 struct FloorDiv {
   template <class C> static constexpr bool ok = kReal<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kInt<C>) {
       if (b == 0) return C(0);
       if constexpr (kSInt<C>) {
@@ -438,7 +444,7 @@ struct FloorDiv {
 };
 struct Mod {
   template <class C> static constexpr bool ok = kReal<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kInt<C>) {
       if (b == 0) return C(0);
       if constexpr (kSInt<C>) {
@@ -462,7 +468,7 @@ struct Mod {
 // NaN-propagating max/min; complex and bool compare lexicographically / logically.
 struct Max {
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kComplex<C>) {
       if (is_nan(a.real()) || is_nan(a.imag())) return a;
       if (is_nan(b.real()) || is_nan(b.imag())) return b;
@@ -477,7 +483,7 @@ struct Max {
 };
 struct Min {
   template <class C> static constexpr bool ok = kNum<C> || kBool<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kComplex<C>) {
       if (is_nan(a.real()) || is_nan(a.imag())) return a;
       if (is_nan(b.real()) || is_nan(b.imag())) return b;
@@ -491,7 +497,7 @@ struct Min {
   }
 };
 // Integer power by squaring; a negative exponent gives 0 unless |base| == 1 (XLA's rule).
-template <class C> inline C int_pow(C base, C exp) {
+template <class C> XARR_EW_FN C int_pow(C base, C exp) {
   if constexpr (kSInt<C>) {
     if (exp < 0) {
       if (base == 1) return 1;
@@ -509,11 +515,45 @@ template <class C> inline C int_pow(C base, C exp) {
   }
   return static_cast<C>(result);
 }
+// pow's special exponents (NumPy's fast_scalar_power, with C99's values): x**2 = x*x,
+// x**3 = x*x*x, x**-1 = 1/x, x**0.5 = sqrt(x), x**-0.5 =
+// 1/sqrt(x), x**1 = x. Pow::f selects them lane by lane and the scalar-exponent loops
+// (ew_loops.h pow_by_scalar) run them directly, so an exponent gives the same bits whether
+// it is a broadcast scalar, a constant in a fusion or one element of an exponent array.
+// Unlike NumPy's sqrt shortcut they keep pow's C99 values: (-0.0)**0.5 = +0.0 and
+// (-inf)**0.5 = +inf (NumPy: -0.0 and nan), (-0.0)**-0.5 = +inf, (-inf)**-0.5 = +0.0.
+namespace pow_special {
+// x*x*x, two roundings (<= 1 ULP): what jax's integer_pow gives, and what the graph's
+// rewrite of pow(x, 3) into two multiplies gives (xarr/_graph/passes.py _pow_special).
+template <class C> XARR_EW_FN C cube(C x) { return x * x * x; }
+template <class C> XARR_EW_FN C sqrt(C x) {
+  const C inf = std::numeric_limits<C>::infinity();
+  return XARR_MATH::select(x == -inf, inf, std::sqrt(x) + C(0));  // + 0: -0.0 -> +0.0
+}
+template <class C> XARR_EW_FN C rsqrt(C x) {
+  const C inf = std::numeric_limits<C>::infinity();
+  return XARR_MATH::select(x == -inf, C(0), C(1) / std::sqrt(x + C(0)));
+}
+}  // namespace pow_special
+template <class C> XARR_EW_FN C float_pow(C a, C b) {
+  C r = XARR_MATH::pow(a, b);
+  r = XARR_MATH::select(b == C(2), a * a, r);
+  r = XARR_MATH::select(b == C(3), pow_special::cube(a), r);
+  r = XARR_MATH::select(b == C(-1), C(1) / a, r);
+  r = XARR_MATH::select(b == C(0.5), pow_special::sqrt(a), r);
+  r = XARR_MATH::select(b == C(-0.5), pow_special::rsqrt(a), r);
+  return XARR_MATH::select(b == C(1), a, r);
+}
 // Complex a**b with NumPy's (and jax's) zero cases: a**0 = 1 for every a (0**0 included),
-// 0**b = 0 for a real b > 0, other powers of zero nan+nanj; else std::pow.
-template <class C> inline C complex_pow(C a, C b) {
+// 0**b = 0 for a real b > 0, other powers of zero nan+nanj; a**1 = a, a**2 = a*a; else
+// std::pow.
+template <class C> XARR_EW_FN C complex_pow(C a, C b) {
   using R = typename C::value_type;
-  if (b.real() == 0 && b.imag() == 0) return C(1, 0);
+  if (b.imag() == 0) {
+    if (b.real() == 0) return C(1, 0);
+    if (b.real() == 1) return a;
+    if (b.real() == 2) return a * a;
+  }
   if (a.real() == 0 && a.imag() == 0) {
     if (b.imag() == 0 && b.real() > 0) return C(0, 0);
     const R nan = std::numeric_limits<R>::quiet_NaN();
@@ -524,17 +564,17 @@ template <class C> inline C complex_pow(C a, C b) {
 struct Pow {
   template <class C> static constexpr bool ok = kNum<C>;
   static constexpr bool expensive = true;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     if constexpr (kInt<C>) return int_pow(a, b);
     else if constexpr (kComplex<C>) return complex_pow(a, b);
-    else return XARR_MATH::pow(a, b);
+    else return float_pow(a, b);
   }
 };
 #define XARR_FLOAT_BINARY(NAME, EXPR, EXPENSIVE)                                          \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kFloat<C>;                              \
     static constexpr bool expensive = EXPENSIVE;                                          \
-    template <class C> static C f(C a, C b) { return EXPR; }                              \
+    template <class C> XARR_EW_FN C f(C a, C b) { return EXPR; }                              \
   };
 XARR_FLOAT_BINARY(Atan2, XARR_MATH::atan2(a, b), true)
 XARR_FLOAT_BINARY(Hypot, std::hypot(a, b), true)
@@ -547,7 +587,7 @@ template <> struct ComplexOf<double> { using type = c128; };
 struct MakeComplex {
   template <class T> using Out = typename ComplexOf<T>::type;
   template <class C> static constexpr bool ok = kFloat<C>;
-  template <class C> static std::complex<C> f(C a, C b) { return std::complex<C>(a, b); }
+  template <class C> XARR_EW_FN std::complex<C> f(C a, C b) { return std::complex<C>(a, b); }
 };
 // log(exp(a) + exp(b)) and its base-2 form without overflow: max + log1p(e(-|a - b|)) *
 // scale, with e = exp, scale 1 or e = exp2, scale 1 / ln 2; a == b (+-inf included) gives
@@ -563,7 +603,7 @@ template <class C, class E> inline C log_add(C a, C b, E e, C log2_in_base, C sc
 struct LogAddExp {
   template <class C> static constexpr bool ok = kFloat<C>;
   static constexpr bool expensive = true;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     return log_add(a, b, [](C x) { return XARR_MATH::exp(x); }, C(0.6931471805599453094),
                    C(1));
   }
@@ -571,7 +611,7 @@ struct LogAddExp {
 struct LogAddExp2 {
   template <class C> static constexpr bool ok = kFloat<C>;
   static constexpr bool expensive = true;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     return log_add(a, b, [](C x) { return XARR_MATH::exp2(x); }, C(1),
                    C(1.4426950408889634074));
   }
@@ -579,7 +619,7 @@ struct LogAddExp2 {
 #define XARR_BIT_BINARY(NAME, OP)                                                         \
   struct NAME {                                                                           \
     template <class C> static constexpr bool ok = kInt<C> || kBool<C>;                    \
-    template <class C> static C f(C a, C b) { return static_cast<C>(a OP b); }            \
+    template <class C> XARR_EW_FN C f(C a, C b) { return static_cast<C>(a OP b); }            \
   };
 XARR_BIT_BINARY(And, &)
 XARR_BIT_BINARY(Or, |)
@@ -588,7 +628,7 @@ XARR_BIT_BINARY(Xor, ^)
 // Shifts: the amount is read as unsigned; amounts >= the bit width saturate.
 struct Shl {
   template <class C> static constexpr bool ok = kInt<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     using U = std::make_unsigned_t<C>;
     U n = static_cast<U>(b);
     bool big = n >= 8 * sizeof(C);
@@ -598,7 +638,7 @@ struct Shl {
 };
 struct ShrLogical {
   template <class C> static constexpr bool ok = kInt<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     using U = std::make_unsigned_t<C>;
     U n = static_cast<U>(b);
     bool big = n >= 8 * sizeof(C);
@@ -608,7 +648,7 @@ struct ShrLogical {
 };
 struct ShrArith {
   template <class C> static constexpr bool ok = kInt<C>;
-  template <class C> static C f(C a, C b) {
+  template <class C> XARR_EW_FN C f(C a, C b) {
     using S = std::make_signed_t<C>;
     using U = std::make_unsigned_t<C>;
     U n = static_cast<U>(b);
@@ -620,13 +660,13 @@ struct ShrArith {
 };
 // Comparisons: complex compare lexicographically (real part first), as NumPy does.
 // NumPy's complex order: a NaN imaginary part makes the real-part test false too.
-template <class C> inline bool lex_less(C a, C b) {
+template <class C> XARR_EW_FN bool lex_less(C a, C b) {
   if constexpr (kComplex<C>)
     return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
            (a.real() == b.real() && a.imag() < b.imag());
   else return a < b;
 }
-template <class C> inline bool lex_le(C a, C b) {
+template <class C> XARR_EW_FN bool lex_le(C a, C b) {
   if constexpr (kComplex<C>)
     return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
            (a.real() == b.real() && a.imag() <= b.imag());
@@ -636,7 +676,7 @@ template <class C> inline bool lex_le(C a, C b) {
   struct NAME {                                                                           \
     template <class T> using Out = bool;                                                  \
     template <class C> static constexpr bool ok = true;                                   \
-    template <class C> static bool f(C a, C b) { return EXPR; }                           \
+    template <class C> XARR_EW_FN bool f(C a, C b) { return EXPR; }                           \
   };
 XARR_CMP(Eq, a == b)
 XARR_CMP(Ne, a != b)
@@ -645,7 +685,7 @@ XARR_CMP(Le, lex_le(a, b))
 XARR_CMP(Gt, lex_less(b, a))
 XARR_CMP(Ge, lex_le(b, a))
 #undef XARR_CMP
-template <class C> inline auto tkey(C x) {
+template <class C> XARR_EW_FN auto tkey(C x) {
   if constexpr (kFloat<C>) return total_key(x);
   else return x;
 }
@@ -653,7 +693,7 @@ template <class C> inline auto tkey(C x) {
   struct NAME {                                                                           \
     template <class T> using Out = bool;                                                  \
     template <class C> static constexpr bool ok = kReal<C> || kBool<C>;                   \
-    template <class C> static bool f(C a, C b) { return tkey(a) OP tkey(b); }             \
+    template <class C> XARR_EW_FN bool f(C a, C b) { return tkey(a) OP tkey(b); }             \
   };
 XARR_TCMP(EqTotal, ==)
 XARR_TCMP(NeTotal, !=)
@@ -666,14 +706,14 @@ XARR_TCMP(GeTotal, >=)
 // ---------------------------------------------------------------------------- ternary
 struct Clamp {
   template <class C> static constexpr bool ok = kReal<C> || kBool<C>;
-  template <class C> static C f(C lo, C x, C hi) { return Min::f(Max::f(x, lo), hi); }
+  template <class C> XARR_EW_FN C f(C lo, C x, C hi) { return Min::f(Max::f(x, lo), hi); }
 };
 // select(pred, on_true, on_false), keyed by the value dtype. It only moves bytes, so its
 // loops are one per element width (ew_loops.h select_loop), not built from `f`.
 struct Select {
   static constexpr bool bytewise = true;
   template <class C> static constexpr bool ok = true;
-  template <class C> static C f(bool p, C a, C b) { return p ? a : b; }
+  template <class C> XARR_EW_FN C f(bool p, C a, C b) { return p ? a : b; }
 };
 
 // ---------------------------------------------------------------------------- convert
