@@ -31,8 +31,10 @@ struct OutOf<Op, T, std::void_t<typename Op::template Out<T>>> {
 
 #if defined(XARR_EW_REFERENCE)
 #define XARR_SIMD
+#define XARR_SIMD_OR_ODD
 #else
 #define XARR_SIMD _Pragma("omp simd")
+#define XARR_SIMD_OR_ODD _Pragma("omp simd reduction(| : odd)")  // int odd |= ... (pow_blocks)
 #endif
 
 
@@ -93,6 +95,44 @@ template <class T, class O, class C> bool pow_by_scalar(const T* x, C e, O* y, i
 }
 #undef XARR_POW_LOOP
 
+// Contiguous float/double pow, x[i] ** y[i] (kScalarY: x[i] ** y[0]), in blocks: a
+// block whose lanes are all ordinary (0 < x < inf, pow_ordinary_exponent(y)) runs pow's
+// magnitude core alone (XARR_MATH::pow_ordinary), skipping the selects for zeros,
+// infinities, NaN, negative bases and special exponents that cost a third of pow's time;
+// other blocks run Pow::f lane by lane. Both give the same bits on an ordinary lane.
+// out may alias x or y exactly (each lane is read before it is written).
+template <class T, bool kScalarY> void pow_blocks(const T* x, const T* y, T* out, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  const bool scalar_ordinary = kScalarY && pow_ordinary_exponent(y[0]);
+  constexpr int64_t ys = kScalarY ? 0 : 1;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = n - i0 < kBlock ? n - i0 : kBlock;
+    const T* xb = x + i0;
+    const T* yb = y + i0 * ys;
+    T* ob = out + i0;
+    int odd = 0;
+    if constexpr (kScalarY) {
+      if (!scalar_ordinary) odd = 1;
+      else {
+        XARR_SIMD_OR_ODD
+        for (int64_t i = 0; i < m; ++i) odd |= (xb[i] > T(0) && xb[i] < inf) ? 0 : 1;
+      }
+    } else {
+      XARR_SIMD_OR_ODD
+      for (int64_t i = 0; i < m; ++i)
+        odd |= (xb[i] > T(0) && xb[i] < inf && pow_ordinary_exponent(yb[i])) ? 0 : 1;
+    }
+    if (!odd) {
+      XARR_SIMD
+      for (int64_t i = 0; i < m; ++i) ob[i] = XARR_MATH::pow_ordinary(xb[i], yb[i * ys]);
+    } else {
+      XARR_SIMD
+      for (int64_t i = 0; i < m; ++i) ob[i] = Pow::f(xb[i], yb[i * ys]);
+    }
+  }
+}
+
 template <class Op, class T> void binary_loop(char* const* args, const int64_t* st, int64_t n) {
   using O = typename OutOf<Op, T>::type;
   const char* a = args[0];
@@ -104,6 +144,10 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
     if (st[0] == ts && st[1] == ts) {
       const T* x0 = reinterpret_cast<const T*>(a);
       const T* x1 = reinterpret_cast<const T*>(b);
+      if constexpr (std::is_same_v<Op, Pow> && std::is_floating_point_v<T>) {
+        pow_blocks<T, false>(x0, x1, y, n);
+        return;
+      }
       XARR_SIMD
       for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x0[i]), load<T>(x1[i])));
       return;
@@ -120,6 +164,10 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
       const auto s1 = load<T>(*reinterpret_cast<const T*>(b));
       if constexpr (std::is_same_v<Op, Pow>) {
         if (pow_by_scalar<T, O>(x0, s1, y, n)) return;
+        if constexpr (std::is_floating_point_v<T>) {
+          pow_blocks<T, true>(x0, reinterpret_cast<const T*>(b), y, n);
+          return;
+        }
       }
       XARR_SIMD
       for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x0[i]), s1));

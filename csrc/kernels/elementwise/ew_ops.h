@@ -535,6 +535,11 @@ template <class C> XARR_EW_FN C rsqrt(C x) {
   return XARR_MATH::select(x == -inf, C(0), C(1) / std::sqrt(x + C(0)));
 }
 }  // namespace pow_special
+// An exponent with no special case of its own: finite and not 0, 1, 2, 3, -1, 0.5, -0.5.
+template <class C> XARR_EW_FN bool pow_ordinary_exponent(C b) {
+  return std::fabs(b) < std::numeric_limits<C>::infinity() && b != C(0) && b != C(1) &&
+         b != C(2) && b != C(3) && b != C(-1) && b != C(0.5) && b != C(-0.5);
+}
 template <class C> XARR_EW_FN C float_pow(C a, C b) {
   C r = XARR_MATH::pow(a, b);
   r = XARR_MATH::select(b == C(2), a * a, r);

@@ -42,6 +42,9 @@ template <class T> XARR_LIBM_INLINE T acosh(T x) { return std::acosh(x); }
 template <class T> XARR_LIBM_INLINE T atanh(T x) { return std::atanh(x); }
 template <class T> XARR_LIBM_INLINE T cbrt(T x) { return std::cbrt(x); }
 template <class T> XARR_LIBM_INLINE T pow(T x, T y) { return std::pow(x, y); }
+// x**y for an ordinary pair (0 < x < inf, finite y): libm's pow here, vmath's core in the
+// vector tables (vector_math.h)
+template <class T> XARR_LIBM_INLINE T pow_ordinary(T x, T y) { return std::pow(x, y); }
 // c ? a : b (the vector tables' select is branch-free, vector_math.h)
 template <class T> XARR_LIBM_INLINE T select(bool c, T a, T b) { return c ? a : b; }
 template <class T> XARR_LIBM_INLINE T atan2(T y, T x) { return std::atan2(y, x); }

@@ -51,6 +51,14 @@ XARR_VMATH_INLINE float select(bool c, float a, float b) { return ::xarr::vmath:
 XARR_VMATH_INLINE double select(bool c, double a, double b) {
   return ::xarr::vmath::detail::sel(c, a, b);
 }
+// x**y for an ordinary pair, 0 < x < inf and finite y: pow's magnitude core without its
+// special-value selects (the same bits pow gives there; ew_loops.h pow_blocks).
+XARR_VMATH_INLINE float pow_ordinary(float x, float y) {
+  return static_cast<float>(::xarr::vmath::detail::pow_core(x, y));
+}
+XARR_VMATH_INLINE double pow_ordinary(double x, double y) {
+  return ::xarr::vmath::detail::pow_core(x, y);
+}
 XARR_VMATH_INLINE float pow(float x, float y) { return ::xarr::vmath::pow(x, y); }
 XARR_VMATH_INLINE double pow(double x, double y) { return ::xarr::vmath::pow(x, y); }
 
