@@ -142,7 +142,7 @@ def workloads():
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
-        indexing_rows(a, xa_a) + dot_rows(t, jx), \
+        indexing_rows(a, xa_a) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
 
@@ -272,6 +272,37 @@ def dot_rows(t, jx):
         lambda p, q, r: np.maximum(p @ q + r, 0.0), layer,
         2.0 * 1024 ** 3, (lambda p, q, r: torch.relu(p @ q + r)) if torch else None,
         lambda p, q, r: jnp.maximum(p @ q + r, 0.0))
+    return rows
+
+
+def pow_rows(a, b, xa_a, xa_b, t):
+    """pow (issue 13): the special exponents against NumPy's fast_scalar_power (2, -1, 0.5
+    are its own shortcuts; 3 and -0.5 are libm pow there), and general float pow, on 16M
+    f32 and 1M f64. torch computes pow by its own kernels (a ** 2 is its square)."""
+    rng = np.random.default_rng(1)
+    d, e = rng.random(1 << 20) + 0.01, rng.random(1 << 20) * 4 - 2
+    xd, xe = xa.asarray(d), xa.asarray(e)
+    rows = []
+    for key, expo in (("pow2", 2), ("pow2f", 2.0), ("pow3", 3), ("pow-1", -1),
+                      ("pow0.5", 0.5), ("pow-0.5", -0.5), ("pow1.7", 1.7)):
+        f32 = np.float32(expo) if isinstance(expo, float) else expo
+        rows.append((key, f"x ** {expo!r} 16M f32", lambda f32=f32: a ** f32,
+                     lambda expo=expo: xa_a ** expo, best, 2 * a.nbytes))
+        rows.append((key + "_f64", f"x ** {expo!r} 1M f64", lambda expo=expo: d ** expo,
+                     lambda expo=expo: xd ** expo, best, 2 * d.nbytes))
+        if torch is not None:
+            ta, td = torch.from_numpy(a), torch.from_numpy(d)
+            t[key] = lambda ta=ta, expo=expo: ta ** expo
+            t[key + "_f64"] = lambda td=td, expo=expo: td ** expo
+    rows.append(("powxy", "x ** y 16M f32", lambda: a ** b, lambda: xa_a ** xa_b, best,
+                 3 * a.nbytes))
+    rows.append(("powxy_f64", "x ** y 1M f64", lambda: d ** e, lambda: xd ** xe, best,
+                 3 * d.nbytes))
+    rows.append(("powmul_f64", "x * x 1M f64 (reference for x ** 2)", lambda: d * d,
+                 lambda: xd * xd, best, 2 * d.nbytes))
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        t["powxy"] = lambda: ta ** tb
     return rows
 
 

@@ -144,3 +144,40 @@ class EveryFunction:
                     / best_time(lambda: self.xa_fn(*self.xargs)))
 
     track_speedup_vs_numpy.unit = "x"
+
+
+class Pow:
+    """x ** e on 16M f32 and 1M f64: the special exponents (own loops; goal: as fast as
+    x * x, at least 2x NumPy), x ** 0.5 against sqrt, general x ** 1.7 and x ** y (goal:
+    at least 2x NumPy)."""
+    params = [["2", "2.0", "3", "-1", "0.5", "-0.5", "1.7", "y"], ["float32", "float64"]]
+    param_names = ["exponent", "dtype"]
+
+    def setup(self, exponent, dtype):
+        n = N_LARGE if dtype == "float32" else 1 << 20
+        self.a = floats(n, dtype, 4) + np.asarray(0.01, dtype)
+        if exponent == "y":
+            self.e = floats(n, dtype, 5) * 4 - 2
+            self.xa_e = xa.asarray(self.e)
+        else:
+            value = float(exponent) if "." in exponent else int(exponent)
+            self.e = np.asarray(value, dtype)[()] if isinstance(value, float) else value
+            self.xa_e = value
+        self.xa_a = xa.asarray(self.a)
+
+    def time_xarr(self, exponent, dtype):
+        self.xa_a ** self.xa_e
+
+    def time_numpy(self, exponent, dtype):
+        self.a ** self.e
+
+    def track_speedup_vs_numpy(self, exponent, dtype):
+        return best_time(lambda: self.a ** self.e) / best_time(lambda: self.xa_a ** self.xa_e)
+
+    def track_ratio_to_multiply(self, exponent, dtype):
+        """x * x time over x ** e time (>= 1: pow is as fast as a multiply)."""
+        return (best_time(lambda: self.xa_a * self.xa_a)
+                / best_time(lambda: self.xa_a ** self.xa_e))
+
+    track_speedup_vs_numpy.unit = "x"
+    track_ratio_to_multiply.unit = "x"
