@@ -42,7 +42,7 @@ def build(a, how):
     if how == "view":                       # a non-contiguous view of a bigger tensor
         big = xa.zeros(tuple(2 * d + 1 for d in a.shape), a.dtype)
         key = tuple(slice(2 * d - 1, None, -2) if d else slice(0, 0) for d in a.shape)
-        v = big[key]
+        v = big[key + (Ellipsis,)]         # (a 0-d view for shape (), not a scalar)
         assert v.shape == a.shape
         v[...] = xa.asarray(a)
         return v
@@ -103,8 +103,11 @@ def test_prop_getitem_matches_numpy(case):
     a, how, key = case
     t = build(a, how)
     got = t[key]
-    want = np.asarray(a[key])
-    assert isinstance(got, xa.Tensor)
+    raw = a[key]
+    want = np.asarray(raw)
+    # NumPy's rule: a key of integers only, one per dim, gives a scalar; else a view
+    assert type(got) is type(raw) if isinstance(raw, np.generic) else \
+        isinstance(got, xa.Tensor)
     assert got.shape == want.shape
     assert got.dtype == a.dtype
     np.testing.assert_array_equal(np_of(got), want)
@@ -117,7 +120,7 @@ def test_prop_getitem_is_a_view(case):
     t = build(a, how)
     mirror = a.copy()
     v = t[key]
-    if v.size == 0:
+    if v.size == 0 or isinstance(v, np.generic):   # a scalar is a copy, as NumPy's
         return
     assert not v.flags["OWNDATA"]
     assert np.shares_memory(np_of(v), np_of(t))
@@ -143,18 +146,31 @@ def test_getitem_examples(how):
         np.testing.assert_array_equal(np_of(t[key]), a[key])
 
 
-def test_integer_indexing_gives_0d_tensors():
+def test_integer_indexing_gives_numpy_scalars():
+    """t[i, j] is NumPy's scalar (np.float64, np.int64 ...), as a NumPy user expects and
+    at NumPy's speed; an Ellipsis, None or slice in the key keeps a 0-d view that writes
+    through (docs/architecture.md, "What t[i, j] returns")."""
     t = xa.asarray(np.arange(6).reshape(2, 3))
     s = t[1, 2]
-    assert isinstance(s, xa.Tensor)
-    assert s.shape == () and s.item() == 5
-    s[...] = 50
-    assert t[1, 2].item() == 50
+    assert type(s) is np.int64 and s == 5
+    assert type(t[np.int32(1), -1]) is np.int64
+    assert type(xa.asarray(np.ones(3, np.float32))[0]) is np.float32
+    assert type(xa.asarray(np.ones(3, bool))[0]) is np.bool_
+    v = t[1, 2, ...]
+    assert isinstance(v, xa.Tensor) and v.shape == ()
+    v[...] = 50
+    assert t[1, 2] == 50
     z = xa.asarray(3.5)
-    assert z[()].shape == () and z[()].item() == 3.5
-    assert z[...].shape == ()
+    assert type(z[()]) is np.float64 and z[()] == 3.5
+    assert z[...].shape == () and isinstance(z[...], xa.Tensor)
     assert z[None].shape == (1,)
     assert z[None, ..., None].shape == (1, 1)
+    for dt in (np.float16, np.complex64, np.uint16):
+        a = np.array([1, 2], dt)
+        assert type(xa.asarray(a)[1]) is type(a[1]) and xa.asarray(a)[1] == a[1]
+    import ml_dtypes
+    b = np.array([1.5, 2.5], ml_dtypes.bfloat16)
+    assert type(xa.asarray(b)[1]) is type(b[1]) and float(xa.asarray(b)[1]) == 2.5
 
 
 def test_0d_tensor_as_index():

@@ -31,6 +31,8 @@ cdef class Tensor(TensorOperators):
     cdef int64_t _buf_nbytes
     cdef object __weakref__
 
+    cdef object _single(self, str what)
+
 
 # Sets ndim, size, the shape tuple and the C-contiguous flag from dims/strides.
 cdef int finish_view(Tensor t, int ndim) except -1

@@ -21,6 +21,7 @@ cimport cython
 from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libc.math cimport INFINITY
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.ref cimport Py_INCREF, PyObject
 from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
 from libc.string cimport memcpy, memset
 
@@ -42,7 +43,38 @@ from xarr._shape import Layout, Shape
 cdef extern from "core/dlpack.h":
     int kDLCPU
 
+# NumPy's C API: scalars and zero-copy arrays straight from a data pointer (t[i, j],
+# float(t), np.asarray(t) at NumPy's own speed). References: PyArray_NewFromDescr steals
+# one to its descr, PyArray_SetBaseObject one to its base.
+cdef extern from "numpy/arrayobject.h":
+    ctypedef Py_ssize_t npy_intp
+    ctypedef struct PyArray_Descr:
+        pass
+    ctypedef struct PyTypeObject:
+        pass
+    ctypedef struct PyArrayObject:
+        pass
+    PyTypeObject PyArray_Type
+    int NPY_ARRAY_WRITEABLE
+    object PyArray_Scalar(void* data, PyArray_Descr* descr, object base)
+    object PyArray_NewFromDescr(PyTypeObject* subtype, PyArray_Descr* descr, int nd,
+                                npy_intp* dims, npy_intp* strides, void* data, int flags,
+                                object obj)
+    int PyArray_SetBaseObject(PyArrayObject* arr, object base) except -1
+    int _import_array() except -1
+
+_import_array()
+
 cdef list _DTYPE_OBJ = list(DTYPES)
+cdef PyObject* _DESCR[kNumDTypes]       # np.dtype of each code (kept alive by _DTYPE_OBJ)
+for _code, _dt in enumerate(_DTYPE_OBJ):
+    _DESCR[_code] = <PyObject*>_dt
+
+
+cdef inline object scalar_at(int dtype, char* data):
+    """The NumPy scalar (np.float64, np.int32, np.bool_, ml_dtypes.bfloat16 ...) of the
+    element of ``dtype`` at ``data``: what NumPy's own indexing returns."""
+    return PyArray_Scalar(data, <PyArray_Descr*>_DESCR[dtype], None)
 cdef dict _CODE_OF = dict(CODE_OF)
 cdef tuple _XLA = tuple(XLA_NAMES)
 
@@ -330,7 +362,7 @@ cdef class Tensor(TensorOperators):
         if self._size != 1:
             raise ValueError(f"item(): can only convert a tensor of size 1, "
                              f"got shape {self._shape}")
-        return self.__array__().reshape(()).item()
+        return self._single("item").item()
 
     def tolist(self):
         """Nested Python lists of Python scalars (NumPy's tolist). MemoryError up front
@@ -348,28 +380,32 @@ cdef class Tensor(TensorOperators):
         if self._size != 1:
             raise ValueError(f"the truth value of a tensor with {self._size} elements is "
                              f"ambiguous; use xa.any() or xa.all()")
-        return bool(self.item())
+        return bool(self._single("bool"))
 
     def __int__(self):
-        return int(self._scalar_for("int"))
+        return int(self._single("int"))
 
     def __float__(self):
-        return float(self._scalar_for("float"))
+        return float(self._single("float"))
 
     def __complex__(self):
-        return complex(self._scalar_for("complex"))
+        return complex(self._single("complex"))
 
     def __index__(self):
         if dtype_kind(self._dtype) not in (b'i'[0], b'u'[0]):
             raise TypeError(f"only integer tensors can be used as an index, got "
                             f"{_DTYPE_OBJ[self._dtype]}")
-        return int(self._scalar_for("index"))
+        return int(self._single("index"))
 
-    def _scalar_for(self, what):
+    cdef object _single(self, str what):
+        """The NumPy scalar of a size-1 tensor (the conversions to Python scalars)."""
+        cdef Tensor src = self
         if self._size != 1:
             raise TypeError(f"only size-1 tensors can be converted to Python {what}, "
                             f"got shape {self._shape}")
-        return self.item()
+        if self._flags & F_TILED:
+            src = as_strided(self)
+        return scalar_at(src._dtype, src._data)
 
     def copy(self):
         """A new C-contiguous tensor with the same values."""
@@ -406,9 +442,14 @@ cdef class Tensor(TensorOperators):
             if copy is False:
                 raise ValueError("a tiled tensor cannot be exported without a copy")
             src = as_strided(self)
-        arr = np.asarray(_ArrayInterface(src))
-        if src._dtype == kBF16:
-            arr = arr.view(_DTYPE_OBJ[kBF16])
+        Py_INCREF(_DTYPE_OBJ[src._dtype])                     # stolen by NewFromDescr
+        arr = PyArray_NewFromDescr(&PyArray_Type, <PyArray_Descr*>_DESCR[src._dtype],
+                                   src._ndim, <npy_intp*>src._dims,
+                                   <npy_intp*>src._strides, src._data,
+                                   NPY_ARRAY_WRITEABLE if src._flags & F_WRITEABLE else 0,
+                                   None)
+        Py_INCREF(src)                                              # stolen as the base
+        PyArray_SetBaseObject(<PyArrayObject*>arr, src)
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ValueError(f"__array__: converting {arr.dtype} to {dtype} needs a copy")
@@ -486,7 +527,7 @@ cdef class Tensor(TensorOperators):
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
-        return _getitem(self, key)
+        return _getitem(self, key, True)
 
     def __setitem__(self, key, value):
         api.setitem(self, key, value)
@@ -515,27 +556,6 @@ def _rebuild(arr, layout):
 
 _BUFFER_FORMATS = [b"?", b"b", b"h", b"i", b"q", b"B", b"H", b"I", b"Q", b"e", None,
                    b"f", b"d", b"Zf", b"Zd"]
-
-
-cdef class _ArrayInterface:
-    """Presents a strided tensor to NumPy through __array_interface__ (zero-copy)."""
-    cdef public object __array_interface__
-    cdef object _tensor
-
-    def __cinit__(self, Tensor t):
-        self._tensor = t
-        typestr = _TYPESTR[t._dtype]
-        self.__array_interface__ = {
-            "shape": t._shape,
-            "typestr": typestr,
-            "data": (<uintptr_t>t._data, not (t._flags & F_WRITEABLE)),
-            "strides": tuple([t._strides[i] for i in range(t._ndim)]),
-            "version": 3,
-        }
-
-
-_TYPESTR = ["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<u2",
-            "<f4", "<f8", "<c8", "<c16"]
 
 
 # ---------------------------------------------------------------------- construction

@@ -291,11 +291,17 @@ cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:
     return v + dim if v < 0 else v
 
 
-cdef object _getitem(Tensor self, object key):
+cdef object _getitem(Tensor self, object key, bint scalars):
     """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
-    else is advanced indexing and goes to the frontend (api.getitem)."""
+    else is advanced indexing and goes to the frontend (api.getitem). With ``scalars``
+    (Tensor.__getitem__), a key of integers only, one per dim, gives the element as a
+    NumPy scalar, as NumPy's indexing does
+    (t[1, 2] is np.float64; t[1, ...] stays a 0-d view): docs/architecture.md, "What
+    t[i, j] returns"."""
     cdef Tensor src = as_strided(self)
     cdef BasicDim plan[2 * kMaxDims]
+    cdef int64_t dims[kMaxDims]
+    cdef int64_t strides[kMaxDims]
     cdef int count, j, k = 0
     cdef char* data = src._data
     cdef Tensor out
@@ -304,29 +310,45 @@ cdef object _getitem(Tensor self, object key):
     count = _basic_plan(src._ndim, src._dims, key, plan)
     if count < 0:
         return api.getitem(self, key)
-    out = view_of(src)
     for j in range(count):
         if plan[j].src < 0:
-            out._dims[k] = 1
-            out._strides[k] = 0
+            if k >= kMaxDims:
+                raise IndexError(f"too many dims (max {kMaxDims})")
+            dims[k] = 1
+            strides[k] = 0
         else:
             if plan[j].length > 0:
                 data += plan[j].start * src._strides[plan[j].src]
             if plan[j].dropped:
                 continue
-            out._dims[k] = plan[j].length
-            out._strides[k] = src._strides[plan[j].src] * plan[j].step if plan[j].step \
+            if k >= kMaxDims:
+                raise IndexError(f"too many dims (max {kMaxDims})")
+            dims[k] = plan[j].length
+            strides[k] = src._strides[plan[j].src] * plan[j].step if plan[j].step \
                 else src._strides[plan[j].src]
         k += 1
-        if k > kMaxDims:
-            raise IndexError(f"too many dims (max {kMaxDims})")
+    if k == 0 and scalars and not _has_ellipsis(<tuple>key):
+        return scalar_at(src._dtype, data)
+    out = view_of(src)
+    for j in range(k):
+        out._dims[j] = dims[j]
+        out._strides[j] = strides[j]
     out._data = data
     finish_view(out, k)
     return out
 
 
-def basic_getitem(Tensor t, key):
-    return _getitem(t, key)
+cdef inline bint _has_ellipsis(tuple key):
+    for item in key:
+        if item is Ellipsis:
+            return True
+    return False
+
+
+def basic_getitem(Tensor t, key, bint scalars=False):
+    """The view of a basic key (0-d for a key of integers: setitem writes through it);
+    with ``scalars``, what t[key] gives (a NumPy scalar for a key of integers)."""
+    return _getitem(t, key, scalars)
 
 
 def basic_index_plan(shape, key):

@@ -302,7 +302,7 @@ def _getitem_eager(x, items):
     x = _tensor.strided(x)
     plan = _plan(x.shape, items)
     if not plan.adv:
-        return _tensor.basic_getitem(x, plan.basic)
+        return _tensor.basic_getitem(x, plan.basic, True)
     view = _tensor.basic_getitem(x, plan.basic)
     m = _single_mask(plan)
     if m is not None:
