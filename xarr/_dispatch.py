@@ -14,7 +14,7 @@ The operator tables are plain data so the build can read them too: CMake runs th
 ``TensorOperators``, Tensor's base class; ``install_operators`` gives ``Traced`` the same
 operators at import. Worked example: the row ``("add", "add")`` of ``BINARY_OPERATORS``
 gives ``Tensor.__add__`` (compiled fast path, then ``api.numpy_apply("add", t, u)``),
-``Tensor.__radd__``, ``Tensor.__iadd__`` (``api.inplace("add", t, u)``) and
+``Tensor.__radd__``, ``Tensor.__iadd__`` (compiled fast path, then ``api.inplace("add", t, u)``) and
 ``Traced.__add__`` / ``__radd__``.
 """
 
@@ -79,10 +79,11 @@ def install_operators(cls):
 
 
 def operators_pxi():
-    """Cython source of ``TensorOperators``, Tensor's base class: each binary operator and
-    comparison is slot k of the compiled fast path (_binop / _binop_reflected in
-    xarr/_tensor_operators.pxi, k = its row in BINARY_OPERATORS + COMPARISON_OPERATORS),
-    unary and in-place operators go to the registered entry points."""
+    """Cython source of ``TensorOperators``, Tensor's base class: each binary operator,
+    in-place operator and comparison is slot k of the compiled fast path (_binop /
+    _binop_reflected / _inplace in xarr/_tensor_fastpaths.pxi, k = its row in
+    BINARY_OPERATORS + COMPARISON_OPERATORS); unary operators go to the registered entry
+    points."""
     lines = ["# Generated from xarr/_dispatch.py by CMake: do not edit.",
              "cdef class TensorOperators:",
              '    """The Python operators of Tensor (xarr/_dispatch.py\'s tables)."""']
@@ -94,7 +95,7 @@ def operators_pxi():
                   f"    def __r{stem}__(self, other{extra}):",
                   f"        return _binop_reflected(self, other, {slot}, {name!r})",
                   f"    def __i{stem}__(self, other):",
-                  f"        return api.inplace({name!r}, self, other)"]
+                  f"        return _inplace(self, other, {slot}, {name!r})"]
         slot += 1
     for stem, name in COMPARISON_OPERATORS:
         lines += [f"    def __{stem}__(self, other):",

@@ -22,6 +22,7 @@ from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libc.math cimport INFINITY
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.ref cimport Py_INCREF, PyObject
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
 from libc.string cimport memcpy, memset
 
@@ -91,10 +92,23 @@ memset(_fast_out, -1, sizeof(_fast_out))
 # Non-zero inside ``with xa.lazy():`` - operators then skip the fast paths so the frontend
 # records them into the lazy graph (xarr/_graph/lazy.py).
 cdef int _lazy_depth = 0
+# True while lazy values may be pending (xarr/_graph/trace.py sets it when one is made and
+# clears it once they are computed): the write fast paths then defer to the frontend.
+cdef bint _lazy_pending = False
 
 
 cdef bint in_lazy():
     return _lazy_depth != 0
+
+
+def lazy_active():
+    """Whether a ``with xa.lazy():`` block is open (frontend fast paths step aside)."""
+    return _lazy_depth != 0
+
+
+def set_lazy_pending(bint pending):
+    global _lazy_pending
+    _lazy_pending = pending
 
 
 def set_lazy_depth(int depth):
@@ -138,6 +152,7 @@ include "_tensor_operator_methods.pxi"
 
 
 @cython.final
+@cython.freelist(256)
 cdef class Tensor(TensorOperators):
     """An n-dimensional array with an explicit XLA shape and layout.
 
@@ -350,9 +365,11 @@ cdef class Tensor(TensorOperators):
         return self._dims[0]
 
     def __iter__(self):
+        """The rows, as NumPy iterates: views of the sub-tensors, or NumPy scalars for a
+        1-d tensor."""
         if self._ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._dims[0]))
+        return _Rows(as_strided(self))
 
     def item(self, *args):
         """The single element as a Python scalar; ``item(i)`` takes a flat index and
@@ -530,7 +547,8 @@ cdef class Tensor(TensorOperators):
         return _getitem(self, key, True)
 
     def __setitem__(self, key, value):
-        api.setitem(self, key, value)
+        if not _setitem_fast(self, key, value):
+            api.setitem(self, key, value)
 
     __hash__ = None
 
@@ -595,7 +613,7 @@ cdef int finish_view(Tensor t, int ndim) except -1:
             break
         expect *= t._dims[i]
     t._size = size
-    t._shape = tuple([t._dims[i] for i in range(ndim)])
+    t._shape = _dims_tuple(ndim, t._dims)
     if c and size > 0:
         t._flags |= F_C_CONTIG
     elif size == 0:
@@ -603,6 +621,49 @@ cdef int finish_view(Tensor t, int ndim) except -1:
     else:
         t._flags &= ~F_C_CONTIG
     return 0
+
+
+cdef class _Rows:
+    """Iterator over the leading dim of a strided tensor (Tensor.__iter__): each step
+    makes its row's view (or scalar) directly, without the indexing machinery."""
+    cdef Tensor _t
+    cdef int64_t _i
+
+    def __cinit__(self, Tensor t):
+        self._t = t
+        self._i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef Tensor t = self._t, out
+        cdef int j
+        if self._i >= t._dims[0]:
+            raise StopIteration
+        cdef char* data = t._data + self._i * t._strides[0]
+        self._i += 1
+        if t._ndim == 1:
+            return scalar_at(t._dtype, data)
+        out = view_of(t)
+        for j in range(1, t._ndim):
+            out._dims[j - 1] = t._dims[j]
+            out._strides[j - 1] = t._strides[j]
+        out._data = data
+        finish_view(out, t._ndim - 1)
+        return out
+
+
+cdef inline tuple _dims_tuple(int ndim, const int64_t* dims):
+    """The shape tuple (built directly: views are made on every row of a loop)."""
+    cdef tuple out = PyTuple_New(ndim)
+    cdef object v
+    cdef int i
+    for i in range(ndim):
+        v = dims[i]
+        Py_INCREF(v)                                   # PyTuple_SET_ITEM steals it
+        PyTuple_SET_ITEM(out, i, v)
+    return out
 
 
 cdef Tensor view_of(Tensor base):

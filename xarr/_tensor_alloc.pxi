@@ -147,6 +147,110 @@ def empty(shape, int dtype, m2m=None, bint zero=False):
     return alloc_tensor(dtype, n, dims, m2m, zero)
 
 
+def new_filled(shape, int dtype, value):
+    """The small-call path of xa.empty / zeros / ones / full: a new row-major tensor for a
+    ``shape`` that is an int or a tuple of ints (else None: the frontend's checks and
+    messages), left uninitialized (value None), zeroed (value 0 of any type) or filled
+    with a Python scalar the frontend has checked."""
+    cdef int64_t dims[kMaxDims]
+    cdef int n, i
+    cdef Tensor t
+    if type(shape) is int:
+        n = 1
+        dims[0] = shape
+    elif type(shape) is tuple and len(<tuple>shape) <= kMaxDims:
+        n = len(<tuple>shape)
+        for i in range(n):
+            d = (<tuple>shape)[i]
+            if type(d) is not int:
+                return None
+            dims[i] = d
+    else:
+        return None
+    for i in range(n):
+        if dims[i] < 0:
+            return None
+    zero = value is not None and type(value) is not bool and value == 0 and \
+        not (type(value) is float and (<double>value) == 0 and _signbit(value))
+    t = alloc_tensor(dtype, n, dims, None, zero)
+    if value is not None and not zero and t._size:
+        convert_into(t, scalar_tensor(value, dtype))
+    return t
+
+
+cdef inline bint _signbit(double v):
+    return (<uint64_t*>&v)[0] >> 63
+
+
+def from_sequence(object obj):
+    """The small-call path of xa.asarray / xa.array for a list or tuple of Python floats,
+    ints or bools, flat or of equal-length rows, all of one type: float64, int64 or bool,
+    as NumPy infers them (``xa.array([1.0, 2.0])``, ``xa.asarray([(1, 2), (3, 4)])``).
+    None for anything else (mixed types, deeper nesting, ints beyond int64, empty): the
+    frontend's general conversion."""
+    cdef Py_ssize_t n = len(obj), m = -1, i, j
+    cdef int64_t dims[2]
+    cdef type leaf, rt
+    cdef object first, row, v
+    cdef Tensor t
+    cdef int dtype, overflow = 0
+    cdef double* fp
+    cdef int64_t* ip
+    cdef char* bp
+    if n == 0:
+        return None
+    first = obj[0]
+    rt = type(first)
+    if rt is list or rt is tuple:
+        m = len(first)
+        if m == 0:
+            return None
+        leaf = type(first[0])
+    else:
+        leaf = rt
+    if leaf is float:
+        dtype = kF64
+    elif leaf is int:
+        dtype = kS64
+    elif leaf is bool:
+        dtype = kPred
+    else:
+        return None
+    for i in range(n):                          # shape and types first: nothing allocated
+        row = obj[i]
+        if m < 0:
+            if type(row) is not leaf:
+                return None
+        else:
+            if (type(row) is not list and type(row) is not tuple) or len(row) != m:
+                return None
+            for j in range(m):
+                if type(row[j]) is not leaf:
+                    return None
+    dims[0] = n
+    dims[1] = m
+    t = alloc_tensor(dtype, 1 if m < 0 else 2, dims, None, False)
+    fp = <double*>t._data
+    ip = <int64_t*>t._data
+    bp = t._data
+    for i in range(n):
+        row = obj[i]
+        for j in range(1 if m < 0 else m):
+            v = row if m < 0 else row[j]
+            if dtype == kF64:
+                fp[0] = <double>v
+                fp += 1
+            elif dtype == kS64:
+                ip[0] = PyLong_AsLongLongAndOverflow(v, &overflow)
+                if overflow:
+                    return None                 # NumPy's rules for big ints
+                ip += 1
+            else:
+                bp[0] = 1 if v is True else 0
+                bp += 1
+    return t
+
+
 def empty_buffer(shape, int dtype, int64_t nelems, layout):
     """A tensor of logical ``shape`` whose buffer holds ``nelems`` elements laid out as the
     padded/tiled ``layout`` (strides are filled in by the caller via set_view for padded

@@ -86,11 +86,11 @@ cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
     return out
 
 
-cdef object _binop(object a, object b, int slot, str name):
+cdef object _binop_fast(object a, object b, int slot):
     """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
     shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
-    dtype (_weak_scalar_fits), go straight to the kernels; all else goes to the Python
-    frontend's rules. ``slot`` is the operator's row in the fast tables (xarr/_dispatch.py
+    dtype (_weak_scalar_fits), go straight to the kernels; None for all else (the Python
+    frontend's rules). ``slot`` is the operator's row in the fast tables (xarr/_dispatch.py
     FAST_SLOTS). Example: f32[10,10] - f32[1,10] and i32[100] * 3 take this path;
     i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
     cdef Tensor x, y, out
@@ -125,7 +125,25 @@ cdef object _binop(object a, object b, int slot, str name):
                 out = _binop_scalar(x, b, slot, False)
                 if out is not None:
                     return out
+    return None
+
+
+cdef object _binop(object a, object b, int slot, str name):
+    """A binary operator: the fast path, else api.binary (NotImplemented for operands
+    that are not array-like, so Python tries the reflected operator)."""
+    cdef object out = _binop_fast(a, b, slot)
+    if out is not None:
+        return out
     return api.binary(name, a, b)
+
+
+def call_binary(object a, object b, int slot, str name):
+    """A binary NumPy function (xa.add(a, b), xarr/_numpy/ufuncs.py) without ``out=``:
+    the operators' fast path, else the frontend's numpy_apply."""
+    cdef object out = _binop_fast(a, b, slot)
+    if out is not None:
+        return out
+    return api.numpy_apply(name, a, b)
 
 
 def unary_contiguous(object a, tuple per_dtype):
@@ -291,25 +309,16 @@ cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:
     return v + dim if v < 0 else v
 
 
-cdef object _getitem(Tensor self, object key, bint scalars):
-    """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
-    else is advanced indexing and goes to the frontend (api.getitem). With ``scalars``
-    (Tensor.__getitem__), a key of integers only, one per dim, gives the element as a
-    NumPy scalar, as NumPy's indexing does
-    (t[1, 2] is np.float64; t[1, ...] stays a 0-d view): docs/architecture.md, "What
-    t[i, j] returns"."""
-    cdef Tensor src = as_strided(self)
+cdef int _basic_locate(Tensor src, tuple key, int64_t* dims, int64_t* strides,
+                       char** data) except -2:
+    """Resolves basic key ``key`` on strided ``src``: the result's dims, strides and first
+    element (data); returns its rank, or -1 when the key is not basic."""
     cdef BasicDim plan[2 * kMaxDims]
-    cdef int64_t dims[kMaxDims]
-    cdef int64_t strides[kMaxDims]
     cdef int count, j, k = 0
-    cdef char* data = src._data
-    cdef Tensor out
-    if type(key) is not tuple:
-        key = (key,)
+    cdef char* p = src._data
     count = _basic_plan(src._ndim, src._dims, key, plan)
     if count < 0:
-        return api.getitem(self, key)
+        return -1
     for j in range(count):
         if plan[j].src < 0:
             if k >= kMaxDims:
@@ -318,7 +327,7 @@ cdef object _getitem(Tensor self, object key, bint scalars):
             strides[k] = 0
         else:
             if plan[j].length > 0:
-                data += plan[j].start * src._strides[plan[j].src]
+                p += plan[j].start * src._strides[plan[j].src]
             if plan[j].dropped:
                 continue
             if k >= kMaxDims:
@@ -327,15 +336,133 @@ cdef object _getitem(Tensor self, object key, bint scalars):
             strides[k] = src._strides[plan[j].src] * plan[j].step if plan[j].step \
                 else src._strides[plan[j].src]
         k += 1
-    if k == 0 and scalars and not _has_ellipsis(<tuple>key):
-        return scalar_at(src._dtype, data)
-    out = view_of(src)
+    data[0] = p
+    return k
+
+
+cdef Tensor _view_at(Tensor src, int k, const int64_t* dims, const int64_t* strides,
+                     char* data):
+    cdef Tensor out = view_of(src)
+    cdef int j
     for j in range(k):
         out._dims[j] = dims[j]
         out._strides[j] = strides[j]
     out._data = data
     finish_view(out, k)
     return out
+
+
+cdef object _getitem(Tensor self, object key, bint scalars):
+    """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
+    else is advanced indexing and goes to the frontend (api.getitem). With ``scalars``
+    (Tensor.__getitem__), a key of integers only, one per dim, gives the element as a
+    NumPy scalar, as NumPy's indexing does (t[1, 2] is np.float64; t[1, ...] stays a 0-d
+    view): docs/architecture.md, "What t[i, j] returns"."""
+    cdef Tensor src = as_strided(self)
+    cdef int64_t dims[kMaxDims]
+    cdef int64_t strides[kMaxDims]
+    cdef char* data
+    cdef int k
+    if type(key) is not tuple:
+        key = (key,)
+    k = _basic_locate(src, <tuple>key, dims, strides, &data)
+    if k < 0:
+        return api.getitem(self, key)
+    if k == 0 and scalars and not _has_ellipsis(<tuple>key):
+        return scalar_at(src._dtype, data)
+    return _view_at(src, k, dims, strides, data)
+
+
+# ---------------------------------------------------------------------- writes
+cdef inline bint _plain_target(Tensor t):
+    """A tensor the write fast paths may write directly: writeable, strided, outside
+    xa.lazy and with no lazy value pending (those read their leaves when computed, so a
+    write goes through the frontend, which computes them first)."""
+    return (t._flags & F_WRITEABLE) and not (t._flags & F_TILED) and _lazy_depth == 0 \
+        and not _lazy_pending
+
+
+cdef inline bint _fits_into(Tensor y, int ndim, const int64_t* dims):
+    """y broadcasts to dims (right-aligned) without growing them."""
+    cdef int off = ndim - y._ndim, i
+    if off < 0:
+        return False
+    for i in range(y._ndim):
+        if y._dims[i] != 1 and y._dims[i] != dims[off + i]:
+            return False
+    return True
+
+
+cdef inline bint _disjoint_or_same(Tensor x, Tensor y):
+    """y may be read while x is written element by element: no shared bytes, or exactly
+    the same view (x += x). A partial overlap (x[1:] += x[:-1]) needs the frontend's
+    copy."""
+    return not buffers_overlap(x, y) or same_view(x, y)
+
+
+cdef object _inplace(Tensor x, object b, int slot, str name):
+    """x <op>= b: the compiled fast path of the in-place operators for a weak Python scalar
+    that fits x's dtype, or a same-dtype tensor that broadcasts into x and does not
+    partly overlap it, when the operator keeps x's dtype (a fast-table entry); the
+    kernel writes x through its strides. Everything else: api.inplace (NumPy's casting
+    and shape rules, lazy values). Example: row += 1.0, t[i] -= row, t[a:b] *= 2."""
+    cdef int op = _fast_kernel[slot * kNumDTypes + x._dtype]
+    cdef Tensor y
+    if _plain_target(x) and _fast_out[slot * kNumDTypes + x._dtype] == x._dtype:
+        if type(b) is Tensor:
+            y = <Tensor>b
+            if y._dtype == x._dtype and not (y._flags & F_TILED) and \
+                    _fits_into(y, x._ndim, x._dims) and _disjoint_or_same(x, y):
+                if x._size:
+                    ew_into(op, x._dtype, x, [x, y])
+                return x
+        elif _weak_scalar_fits(x._dtype, b):
+            if x._size:
+                ew_into(op, x._dtype, x, [x, scalar_tensor(b, x._dtype)])
+            return x
+    return api.inplace(name, x, b)
+
+
+cdef bint _setitem_fast(Tensor self, object key, object value) except -1:
+    """self[key] = value for a basic key and a Python scalar that fits self's dtype (one
+    element: written in place; more: filled) or a same-dtype tensor that broadcasts into
+    the view and does not partly overlap it (copied; the same view, as in t[i] += v, is
+    left as it is). Returns False for everything else (api.setitem's rules)."""
+    cdef int64_t dims[kMaxDims]
+    cdef int64_t strides[kMaxDims]
+    cdef char* data
+    cdef int k
+    cdef Tensor view, y
+    cdef type vt = type(value)
+    if not _plain_target(self):
+        return False
+    if vt is not Tensor and not ((vt is float or vt is int) and
+                                 _weak_scalar_fits(self._dtype, value)):
+        return False
+    if type(key) is not tuple:
+        key = (key,)
+    k = _basic_locate(self, <tuple>key, dims, strides, &data)
+    if k < 0:
+        return False
+    if vt is not Tensor:
+        if k == 0:
+            _write_scalar(data, self._dtype, value)
+            return True
+        view = _view_at(self, k, dims, strides, data)
+        if view._size:
+            convert_into(view, scalar_tensor(value, self._dtype))
+        return True
+    y = <Tensor>value
+    if y._dtype != self._dtype or (y._flags & F_TILED) or not _fits_into(y, k, dims):
+        return False
+    view = _view_at(self, k, dims, strides, data)
+    if same_view(view, y):
+        return True
+    if buffers_overlap(view, y):
+        return False
+    if view._size:
+        convert_into(view, y)
+    return True
 
 
 cdef inline bint _has_ellipsis(tuple key):

@@ -163,12 +163,15 @@ def before_write(tensor):
     when computed, so they are computed now, seeing the tensor as it was (eager order)."""
     if STATE.pending:
         evaluate_pending()
+    else:
+        _tensor.set_lazy_pending(False)      # (the pending values died uncomputed)
 
 
 def evaluate_pending():
     """Computes every lazy value still referenced and not computed yet (one module)."""
     pending = [t for t in list(STATE.pending.values()) if t.instr.value is None]
     STATE.pending.clear()
+    _tensor.set_lazy_pending(False)
     if pending:
         api.lazy_evaluate(pending)
 
@@ -315,6 +318,7 @@ class Traced:
         self.instr = instr
         if instr.value is None and instr.computation.kind == "lazy":
             STATE.pending[id(self)] = self
+            _tensor.set_lazy_pending(True)         # (the tensor core's writes defer)
             if instr.depth >= LazyGraph.FLUSH_DEPTH:
                 evaluate_pending()
 

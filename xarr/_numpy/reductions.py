@@ -21,8 +21,9 @@ from xarr._numpy.manipulation import broadcast_to, concatenate, isclose
 from xarr._ops import structural as S
 from xarr._ops.creation import full
 from xarr._ops.elementwise import broadcast_shapes
-from xarr._ops.reduction import (arg_reduce, cumulative, highest, kernel_reduce, lowest,
-                                 reduce)
+from xarr._bindings import reduce as _reduce_kernels
+from xarr._ops.reduction import (MONOIDS, arg_reduce, cumulative, highest, kernel_reduce,
+                                 lowest, reduce)
 from xarr._ops.structural import as_operand, valid_region
 from xarr._tensor import Tensor
 
@@ -91,6 +92,46 @@ def _np_reduce(x, init, name, axes, fn):
     return reduce(x, init, name, axes)
 
 
+def _whole(name, x):
+    """``x`` reduced over every dim by monoid ``name`` into a 0-d tensor of x's dtype,
+    straight on the kernel (the small-call path of t.sum(), xa.any(mask) ...), or None
+    when the general path must decide: not an eager strided tensor of a dtype that the
+    NumPy function reduces in its own type (sum of int8 widens), a dynamic size, a lazy
+    or traced context, an empty max. A float or complex sum of -0.0s still gives +0.0
+    (NumPy's init), by adding +0."""
+    if type(x) is not Tensor or x.ndim == 0:
+        return None
+    code = CODE_OF[x.dtype]
+    plan = _WHOLE.get((name, code))
+    if plan is None:
+        plan = _WHOLE[(name, code)] = _whole_plan(name, code)
+    if plan is False or _tensor.lazy_active() or tracing() is not None or \
+            _tensor.is_tiled(x) or (S.has_dynamic_sizes() and S.dynamic_sizes_of(x)) or \
+            (name in ("max", "min") and x.size == 0):
+        return None
+    monoid, plus_zero = plan
+    out = _tensor.empty((), code)
+    _reduce_kernels.reduce_into(monoid, out, x, _ALL_DIMS[x.ndim])
+    if plus_zero is not None:
+        out += plus_zero
+    return out
+
+
+def _whole_plan(name, code):
+    kind = KINDS[code]
+    if name == "add" and _sum_dtype(DTYPES[code]) != DTYPES[code] or \
+            name in ("and", "or") and kind != "b" or \
+            name in ("max", "min") and kind == "c":
+        return False
+    zero = _tensor.scalar_tensor(0.0 if kind != "c" else 0j, code) \
+        if name == "add" and kind in "fc" else None
+    return MONOIDS[name], zero
+
+
+_WHOLE = {}                                   # (monoid, dtype code) -> plan or False
+_ALL_DIMS = [tuple(range(n)) for n in range(65)]
+
+
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
     x = as_operand(x)
     axes = _np_axes(axis, x.ndim, fn)
@@ -106,6 +147,10 @@ def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
 def sum(x, axis=None, dtype=None, keepdims=False, where=None):  # noqa: A001
     """NumPy's sum: pairwise float summation; ints widen to 64 bits by default. The init
     is +0, as NumPy's (a sum of -0.0s is +0.0)."""
+    if axis is None and dtype is None and not keepdims and where is None:
+        r = _whole("add", x)
+        if r is not None:
+            return r
     return _monoid_np("add", "sum", x, axis, dtype, keepdims, where, 0)
 
 
@@ -138,11 +183,19 @@ def _extreme(name, fn, x, axis, keepdims, where, initial):
 
 def max(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
     """NumPy's max (amax): NaN propagates."""
+    if axis is None and not keepdims and where is None and initial is None:
+        r = _whole("max", x)
+        if r is not None:
+            return r
     return _extreme("max", "max", x, axis, keepdims, where, initial)
 
 
 def min(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
     """NumPy's min (amin): NaN propagates."""
+    if axis is None and not keepdims and where is None and initial is None:
+        r = _whole("min", x)
+        if r is not None:
+            return r
     return _extreme("min", "min", x, axis, keepdims, where, initial)
 
 
@@ -262,6 +315,10 @@ def _as_bool(x):
 
 
 def any(x, axis=None, keepdims=False, where=None):  # noqa: A001
+    if axis is None and not keepdims and where is None:
+        r = _whole("or", x)
+        if r is not None:
+            return r
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "any")
     r = _np_reduce(_masked(x, where, False, "any"), False, "or", axes, "any")
@@ -269,6 +326,10 @@ def any(x, axis=None, keepdims=False, where=None):  # noqa: A001
 
 
 def all(x, axis=None, keepdims=False, where=None):  # noqa: A001
+    if axis is None and not keepdims and where is None:
+        r = _whole("and", x)
+        if r is not None:
+            return r
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "all")
     r = _np_reduce(_masked(x, where, True, "all"), True, "and", axes, "all")

@@ -7,7 +7,8 @@ elementwise functions NumPy builds from several ops: ``where``, ``clip``, ``roun
 
 import numpy as np
 
-from xarr._dispatch import register
+from xarr._dispatch import FAST_SLOTS, register
+from xarr._tensor import call_binary
 from xarr._dtypes import CODE_OF, KINDS, bool_, float64
 from xarr._ops import elementwise as E
 from xarr._ops.conversion import asarray
@@ -20,6 +21,13 @@ def _numpy_function(name, arity):
     if arity == 1:
         def fn(x, /, *, out=None):
             return E.numpy_apply(name, x, out=out)
+    elif name in FAST_SLOTS:         # the operators' compiled fast path first
+        slot = FAST_SLOTS.index(name)
+
+        def fn(x1, x2, /, *, out=None):
+            if out is None:
+                return call_binary(x1, x2, slot, name)
+            return E.numpy_apply(name, x1, x2, out=out)
     else:
         def fn(x1, x2, /, *, out=None):
             return E.numpy_apply(name, x1, x2, out=out)

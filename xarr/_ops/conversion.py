@@ -32,6 +32,10 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
     scalar. Zero-copy when possible; ``copy=True`` always copies, ``copy=False`` raises
     ValueError if a copy is needed. Python scalars take NumPy's default types.
     """
+    if (type(obj) is list or type(obj) is tuple) and dtype is None and layout is None and \
+            device is None and copy is not False and \
+            (t := _tensor.from_sequence(obj)) is not None:
+        return t                              # short lists: the small-call path
     if device not in (None, "cpu"):
         raise ValueError(f"asarray: xarr tensors live on the 'cpu' device, not {device!r}")
     dt = as_dtype(dtype) if dtype is not None else None
@@ -101,6 +105,9 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
 
 def array(obj, dtype=None, *, copy=True, layout=None):
     """Like asarray but copies by default (NumPy's ``np.array``)."""
+    if (type(obj) is list or type(obj) is tuple) and dtype is None and layout is None and \
+            copy and (t := _tensor.from_sequence(obj)) is not None:
+        return t                              # (a new tensor: the copy is made)
     return asarray(obj, dtype, copy=copy, layout=layout)
 
 

@@ -37,8 +37,26 @@ def _default_dtype(dtype):
     return as_dtype(dtype) if dtype is not None else DTYPES[12]  # float64
 
 
+# dtype argument -> dtype code, for the small-call paths (new_filled): None is float64.
+_CODES = {None: CODE_OF[np.dtype(np.float64)]}
+
+
+def _code_of(dtype):
+    try:
+        code = _CODES.get(dtype)
+    except TypeError:                      # an unhashable dtype argument
+        return CODE_OF[as_dtype(dtype)]
+    if code is None:
+        code = CODE_OF[as_dtype(dtype)]
+        if len(_CODES) < 256:
+            _CODES[dtype] = code
+    return code
+
+
 def empty(shape, dtype=None, *, layout=None, device=None):
     """An uninitialized tensor (dtype default float64)."""
+    if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), None)) is not None:
+        return t
     shape = _shape_tuple(shape, "empty")
     t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)])
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
@@ -46,6 +64,12 @@ def empty(shape, dtype=None, *, layout=None, device=None):
 
 def full(shape, fill_value, dtype=None, *, layout=None, device=None):
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred NumPy-style)."""
+    if layout is None and type(fill_value) in _PY_FILL:
+        code = _PY_FILL[type(fill_value)] if dtype is None else _code_of(dtype)
+        if dtype is not None or type(fill_value) is int:
+            check_python_scalar("full", fill_value, DTYPES[code])
+        if (t := _tensor.new_filled(shape, code, fill_value)) is not None:
+            return t
     shape = _shape_tuple(shape, "full")
     if dtype is None:
         if isinstance(fill_value, Tensor):
@@ -67,13 +91,22 @@ def full(shape, fill_value, dtype=None, *, layout=None, device=None):
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
 
 
+# Python fill values and the dtype NumPy gives them (full(shape, 2.5) is float64).
+_PY_FILL = {float: CODE_OF[np.dtype(np.float64)], int: CODE_OF[np.dtype(np.int64)],
+            bool: CODE_OF[np.dtype(np.bool_)], complex: CODE_OF[np.dtype(np.complex128)]}
+
+
 def zeros(shape, dtype=None, *, layout=None, device=None):
+    if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), 0)) is not None:
+        return t
     shape = _shape_tuple(shape, "zeros")
     t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)], None, True)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
 
 
 def ones(shape, dtype=None, *, layout=None, device=None):
+    if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), 1)) is not None:
+        return t
     return full(shape, 1, _default_dtype(dtype), layout=layout)
 
 

@@ -552,6 +552,11 @@ def bitcast_convert_type(operand, new_dtype):
 _DYNAMIC_SIZES = {}
 
 
+def has_dynamic_sizes():
+    """Whether any live tensor has dynamic sizes (the reductions' fast path asks first)."""
+    return bool(_DYNAMIC_SIZES)
+
+
 def dynamic_sizes_of(x):
     """{dim: run-time size} set on tensor x by set_dimension_size, or None."""
     entry = _DYNAMIC_SIZES.get(id(x))

@@ -1,0 +1,285 @@
+"""The small-call fast paths (issue 13) against the general paths and NumPy: scalar
+indexing and conversions, in-place operators and basic-key assignment on views, with
+overlaps, lazy values pending, read-only targets and every layout. The fast paths:
+xarr/_tensor_fastpaths.pxi (_getitem, _inplace, _setitem_fast); the general ones:
+xarr/_ops/elementwise.py inplace, xarr/_ops/indexing.py setitem."""
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import xarr as xa
+from conftest import assert_same, make_tensor
+
+INPLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv,
+           operator.ifloordiv, operator.ipow, operator.imod, operator.iand, operator.ior,
+           operator.ixor, operator.ilshift, operator.irshift]
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_, np.complex64]
+
+
+def _np_apply(fn, a, b):
+    """NumPy's result, or the exception type it raises."""
+    try:
+        with np.errstate(all="ignore"):
+            return fn(a, b), None
+    except Exception as e:                      # noqa: BLE001 (the type is compared)
+        # NumPy's own subclasses (UFuncTypeError ...) as the builtin they derive from
+        return None, next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+
+
+@given(st.sampled_from(INPLACE), st.sampled_from(DTYPES),
+       st.sampled_from(["row", "col", "block", "whole"]),
+       st.sampled_from(["scalar_int", "scalar_float", "row_tensor", "same_view", "bcast"]),
+       st.sampled_from(["c", "colmajor", "step", "negstep", "transposed"]))
+def test_inplace_on_views_matches_numpy(fn, dt, where, other, how):
+    """t[sel] <op>= v for views of every layout: values, dtype, exception type, and the
+    elements outside the view left alone."""
+    rng = np.random.default_rng(0)
+    base = (rng.integers(1, 9, (4, 5))).astype(dt)
+    sel = {"row": (2,), "col": (slice(None), 3), "block": (slice(1, 3), slice(0, 4, 2)),
+           "whole": (Ellipsis,)}[where]
+    a = base.copy()
+    t = make_tensor(base, how)
+    view_np, view_xa = a[sel], t[sel]
+    if other == "scalar_int":
+        v_np = v_xa = 3
+    elif other == "scalar_float":
+        v_np = v_xa = 2.5
+    elif other == "same_view":
+        v_np, v_xa = view_np, view_xa
+    else:
+        shape = view_np.shape[-1:] if other == "row_tensor" else (1,) * view_np.ndim
+        v_np = rng.integers(1, 4, shape).astype(dt)
+        v_xa = xa.asarray(v_np)
+    expect, err = _np_apply(fn, view_np, v_np)
+    if err is not None:
+        with pytest.raises(err):
+            with np.errstate(all="ignore"):
+                fn(view_xa, v_xa)
+        return
+    with np.errstate(all="ignore"):
+        got = fn(view_xa, v_xa)
+    assert got is view_xa
+    assert_same(np.asarray(t), a)
+
+
+def test_inplace_partial_overlap_reads_before_writing():
+    """x[1:] += x[:-1] reads every element before any write, as NumPy does."""
+    for dt in (np.float64, np.int32):
+        a = np.arange(10, dtype=dt)
+        t = xa.asarray(a.copy())
+        a[1:] += a[:-1]
+        v = t[1:]
+        v += t[:-1]
+        assert_same(np.asarray(t), a)
+        b = np.arange(12, dtype=dt).reshape(3, 4)
+        u = xa.asarray(b.copy())
+        b += b[0]
+        u += u[0]
+        assert_same(np.asarray(u), b)
+
+
+def test_writes_compute_pending_lazy_values_first():
+    """A lazy value reading t, not computed yet, sees t as it was before an in-place
+    operator or an assignment (the fast paths defer to the frontend then)."""
+    t = xa.asarray(np.arange(4.0))
+    with xa.lazy():
+        y = t * 2.0
+    t += 1.0
+    t[0] = 100.0
+    u = t[1:3]
+    u -= t[2:4] * 0 + 1.0
+    assert_same(np.asarray(y), np.arange(4.0) * 2.0)
+    assert_same(np.asarray(t), np.array([100.0, 1.0, 2.0, 4.0]))
+
+
+def test_writes_to_read_only_and_bad_shapes_raise():
+    t = xa.asarray(np.arange(6.0).reshape(2, 3))
+    r = xa.broadcast_to(xa.asarray(np.arange(3.0)), (2, 3))
+    with pytest.raises(ValueError, match="read-only"):
+        r += 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        r[0, 0] = 1.0
+    with pytest.raises(ValueError):
+        row = t[0]
+        row += xa.asarray(np.ones((2, 3)))          # would grow the target
+    with pytest.raises(ValueError):
+        t[0] = xa.asarray(np.ones(4))
+    with pytest.raises(IndexError):
+        t[2, 0] = 1.0
+    i8 = xa.asarray(np.zeros(3, np.int8))
+    with pytest.raises(OverflowError):
+        i8 += 300
+    with pytest.raises(TypeError):
+        i8 += 1.5                                   # same_kind casting refuses float -> int
+
+
+@given(st.sampled_from(DTYPES), st.sampled_from(["c", "colmajor", "negstep", "transposed"]),
+       st.sampled_from([(1, 2), (0,), (slice(None), 1), (slice(0, 2), slice(None, None, -1)),
+                        (Ellipsis, 0), (1, Ellipsis, 2)]),
+       st.sampled_from(["int", "float", "same_dtype", "other_dtype", "bcast", "self_view"]))
+def test_setitem_matches_numpy(dt, how, key, value):
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 9, (3, 4)).astype(dt)
+    a = base.copy()
+    t = make_tensor(base, how)
+    target_shape = a[key].shape
+    if value == "int":
+        v_np = v_xa = 7
+    elif value == "float":
+        v_np = v_xa = 2.75
+    elif value == "self_view":
+        v_np, v_xa = a[key], t[key]
+        if not isinstance(v_xa, xa.Tensor):
+            v_np = v_xa = 5
+    else:
+        vdt = dt if value != "other_dtype" else np.float64
+        shape = target_shape if value != "bcast" else target_shape[-1:]
+        v_np = rng.integers(0, 9, shape).astype(vdt)
+        v_xa = xa.asarray(v_np)
+    with np.errstate(all="ignore"):
+        a[key] = v_np
+    t[key] = v_xa
+    assert_same(np.asarray(t), a)
+
+
+def test_scalar_indexing_and_conversions():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = xa.asarray(a)
+    assert type(t[1, 2]) is np.float32 and t[1, 2] == a[1, 2]
+    assert float(t[2, 3]) == 11.0 and bool(t[0, 1] > 0) is True
+    z = xa.asarray(np.array([3], np.int64))
+    assert int(z) == 3 and operator.index(z) == 3 and complex(z) == 3 + 0j
+    assert z.item() == 3 and type(z.item()) is int
+    assert xa.asarray(np.arange(3.0))[1:2].item() == 1.0
+    with pytest.raises(TypeError, match="size-1"):
+        float(t)
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(t)
+    with pytest.raises(TypeError, match="integer"):
+        operator.index(xa.asarray(np.array([1.5])))
+    tiled = xa.asarray(a, layout="{1,0:T(2,2)}")
+    assert tiled[2, 1] == a[2, 1] and float(tiled[1:2, 1:2]) == a[1, 1]
+    rows = [r for r in t]
+    assert all(isinstance(r, xa.Tensor) for r in rows) and len(rows) == 3
+    assert [x for x in xa.asarray(np.arange(3))] == [0, 1, 2]
+    arr = np.asarray(t)
+    assert np.shares_memory(arr, np.asarray(t)) and arr.flags["WRITEABLE"]
+    ro = np.asarray(xa.broadcast_to(xa.asarray(np.arange(3.0)), (2, 3)))
+    assert not ro.flags["WRITEABLE"]
+
+
+@pytest.mark.parametrize("obj", [[1.0, 2.0], (1, 2, 3), [True, False], [[1.0, 2.0], [3.0, 4.0]],
+                                 ((1, 2), (3, 4)), [1, 2.5], [[1], [2, 3]], [], [[]],
+                                 [2 ** 63, 1], [-2 ** 63], [1, True], [[1.0, 2.0], 3.0],
+                                 [np.float32(1), np.float32(2)], [1 + 2j]])
+def test_short_sequences_convert_as_numpy(obj):
+    """xa.array / xa.asarray of lists and tuples: NumPy's dtype and values, whichever path
+    (the small-call one takes flat or 2-d lists of one Python type)."""
+    try:
+        want = np.array(obj)
+    except ValueError:
+        with pytest.raises(ValueError):
+            xa.array(obj)
+        return
+    for fn in (xa.array, xa.asarray):
+        got = fn(obj)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), want)
+    a = xa.array(obj)
+    b = xa.array(obj)
+    if a.size:
+        assert not np.shares_memory(np.asarray(a), np.asarray(b))
+    with pytest.raises(ValueError):
+        xa.asarray([1.0, 2.0], copy=False)
+
+
+@pytest.mark.parametrize("shape", [5, (2, 3), (), (0,), (2, 0, 3), [2, 3], np.int64(3),
+                                   (np.int32(2), 2)])
+@pytest.mark.parametrize("dtype", [None, np.float32, "int8", xa.bool_, np.complex64])
+def test_creation_matches_numpy(shape, dtype):
+    for xf, nf, args in ((xa.zeros, np.zeros, ()), (xa.ones, np.ones, ()),
+                         (xa.full, np.full, (3,)), (xa.full, np.full, (-0.0,)),
+                         (xa.full, np.full, (True,))):
+        if dtype is not None and np.dtype(dtype).kind in "biu" and args and \
+                isinstance(args[0], float):
+            continue
+        got, want = xf(shape, *args, dtype=dtype), nf(shape, *args, dtype=dtype)
+        assert_same(got, want)
+    e = xa.empty(shape, dtype)
+    assert e.shape == np.empty(shape, dtype).shape and e.dtype == np.empty(shape, dtype).dtype
+
+
+def test_creation_errors():
+    for fn in (xa.zeros, xa.empty, xa.ones):
+        with pytest.raises(ValueError, match="negative"):
+            fn((2, -1))
+        with pytest.raises(TypeError):
+            fn((2, 1.5))
+    with pytest.raises(OverflowError):
+        xa.full(2, 300, dtype=np.int8)
+    with pytest.raises(ValueError):
+        xa.full(2, float("nan"), dtype=np.int32)
+    assert xa.full(2, 2 ** 62).dtype == np.int64
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64, np.int8, np.bool_,
+                                np.complex128, np.float16])
+@pytest.mark.parametrize("how", ["c", "negstep", "transposed", "tiled"])
+def test_whole_reductions_match_general_path(dt, how):
+    """t.sum() / max / min / any / all with no arguments (the small-call path) against the
+    same reduction with an explicit axis tuple (the general path) and NumPy."""
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((3, 4)) * 3).astype(dt)
+    t = make_tensor(a, how)
+    every = (0, 1)
+    pairs = [(xa.sum, np.sum), (xa.any, np.any), (xa.all, np.all)]
+    if np.dtype(dt).kind != "c":
+        pairs += [(xa.max, np.max), (xa.min, np.min)]
+    for xf, nf in pairs:
+        got, general = xf(t), xf(t, axis=every)
+        assert_same(got, general)
+        if xf is xa.sum and np.dtype(dt).kind in "fc":      # summation orders differ
+            np.testing.assert_allclose(np.asarray(got), nf(a), rtol=1e-2 if dt ==
+                                       np.float16 else 1e-5)
+        else:
+            assert_same(got, np.asarray(nf(a)))
+    neg = xa.asarray(np.array([-0.0, -0.0], np.float32))
+    assert not np.signbit(np.asarray(neg.sum()))              # NumPy's +0.0 init
+    with pytest.raises(ValueError, match="zero-size"):
+        xa.max(xa.zeros((0,)))
+    with xa.lazy():
+        s = xa.sum(xa.asarray(a))
+    assert_same(s, xa.sum(xa.asarray(a), axis=every))          # lazy: the graph's sum
+
+
+def test_binary_functions_fast_and_general():
+    """xa.add(a, b) takes the operators' fast path, and the frontend's rules otherwise."""
+    a = xa.asarray(np.array([1.0, 2.0]))
+    assert_same(xa.add(a, a), np.array([2.0, 4.0]))
+    assert_same(xa.multiply(a, 2), np.array([2.0, 4.0]))
+    assert_same(xa.add([1, 2], 1.5), np.array([2.5, 3.5]))
+    assert xa.add(1, 2) == 3
+    with pytest.raises(TypeError):
+        xa.add(a, "x")
+    with pytest.raises(ValueError):
+        xa.add(a, xa.ones(3))
+    out = xa.empty(2)
+    assert xa.add(a, a, out=out) is out
+
+
+def test_iteration_matches_numpy():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    t = make_tensor(a, "transposed")
+    for got, want in zip(t, a):
+        assert_same(got, want)
+    rows = list(xa.asarray(a))
+    assert len(rows) == 2 and all(isinstance(r, xa.Tensor) for r in rows)
+    rows[0][0, 0] = -1.0
+    assert list(xa.asarray(np.array([1, 2], np.int16))) == [1, 2]
+    assert type(next(iter(xa.asarray(np.array([1.5]))))) is np.float64
+    assert list(xa.zeros((0, 3))) == []
+    with pytest.raises(TypeError, match="0-d"):
+        iter(xa.asarray(1.0))
