@@ -283,3 +283,20 @@ def test_iteration_matches_numpy():
     assert list(xa.zeros((0, 3))) == []
     with pytest.raises(TypeError, match="0-d"):
         iter(xa.asarray(1.0))
+
+
+@pytest.mark.parametrize("how", ["c", "colmajor", "step", "negstep", "transposed", "tiled"])
+def test_ascontiguousarray_and_asfortranarray(how):
+    a = np.arange(12.0).reshape(3, 4)
+    t = make_tensor(a, how)
+    c, f = xa.ascontiguousarray(t), xa.asfortranarray(t)
+    assert c.flags["C_CONTIGUOUS"] and c.layout.minor_to_major == (1, 0)
+    assert f.flags["F_CONTIGUOUS"] and f.layout.minor_to_major == (0, 1)
+    assert_same(c, a)
+    assert_same(f, a)
+    if how == "c":
+        assert c is t
+    if how == "colmajor":
+        assert f is t
+    assert xa.ascontiguousarray(3.0).shape == (1,)
+    assert xa.ascontiguousarray([1, 2], dtype=np.float32).dtype == np.float32

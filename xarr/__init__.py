@@ -32,7 +32,8 @@ from xarr import lax
 from xarr import linalg
 from xarr._numpy.ufuncs import *  # noqa: F401,F403  (every NumPy elementwise function)
 from xarr._numpy.ufuncs import clip, round, where  # noqa: A004
-from xarr._numpy.manipulation import (array_split, astype, broadcast_arrays, broadcast_shapes,
+from xarr._numpy.manipulation import (array_split, ascontiguousarray, asfortranarray, astype,
+                                      broadcast_arrays, broadcast_shapes,
                                       broadcast_to, concat, concatenate, copy, expand_dims,
                                       flip, hstack, isclose, moveaxis, pad, permute_dims,
                                       ravel, relayout, repeat, reshape, roll, split, squeeze,

@@ -254,6 +254,7 @@ cdef class Tensor(TensorOperators):
     @property
     def flags(self):
         return {"C_CONTIGUOUS": bool(self._flags & F_C_CONTIG),
+                "F_CONTIGUOUS": _f_contiguous(self),
                 "WRITEABLE": bool(self._flags & F_WRITEABLE),
                 "TILED": bool(self._flags & F_TILED),
                 "OWNDATA": self._alloc != NULL}
@@ -621,6 +622,22 @@ cdef int finish_view(Tensor t, int ndim) except -1:
     else:
         t._flags &= ~F_C_CONTIG
     return 0
+
+
+cdef bint _f_contiguous(Tensor t):
+    """Dense column-major strides (NumPy's F_CONTIGUOUS: size-1 dims ignored)."""
+    cdef int64_t expect = dtype_itemsize(t._dtype)
+    cdef int i
+    if t._flags & F_TILED:
+        return False
+    if t._size == 0:
+        return True
+    for i in range(t._ndim):
+        if t._dims[i] != 1:
+            if t._strides[i] != expect:
+                return False
+            expect *= t._dims[i]
+    return True
 
 
 cdef class _Rows:

@@ -455,6 +455,29 @@ def copy(x):
     return _arr(x).copy()
 
 
+def ascontiguousarray(a, dtype=None):
+    """A row-major (C-contiguous) tensor with a's values, at least 1-d (NumPy's rule): a
+    itself when it already is one, else a row-major copy."""
+    return _dense(a, dtype, None, "C_CONTIGUOUS")
+
+
+def asfortranarray(a, dtype=None):
+    """A column-major (layout {0,1,...}) tensor with a's values, at least 1-d."""
+    return _dense(a, dtype, "F", "F_CONTIGUOUS")
+
+
+def _dense(a, dtype, order, flag):
+    t = asarray(a, dtype)
+    if t.ndim == 0:
+        t = t.reshape((1,))
+    if isinstance(t, Traced):                 # a graph value: the layout is the compiler's
+        return t
+    if not _tensor.is_tiled(t) and t.flags[flag]:
+        return t
+    return _tensor.copy_dense(_tensor.strided(t),
+                              None if order is None else tuple(range(t.ndim)))
+
+
 def astype(x, dtype, /, *, copy=True):
     return _arr(x).astype(dtype, copy=copy)
 
