@@ -112,7 +112,8 @@ def test_strides_layout_and_xla_shape_follow_minor_to_major(shape, m2m):
 
 def test_flags_of_new_views_and_copies():
     t = xa.zeros((3, 4), xa.int32)
-    assert t.flags == {"C_CONTIGUOUS": True, "WRITEABLE": True, "TILED": False,
+    assert t.flags == {"C_CONTIGUOUS": True, "F_CONTIGUOUS": t.ndim <= 1 or 1 in t.shape,
+                       "WRITEABLE": True, "TILED": False,
                        "OWNDATA": True}
     v = t[:, 1:]
     assert not v.flags["C_CONTIGUOUS"] and not v.flags["OWNDATA"] and v.flags["WRITEABLE"]
