@@ -182,18 +182,37 @@ cdef inline bint _signbit(double v):
     return (<uint64_t*>&v)[0] >> 63
 
 
+cdef type _NP_F64 = type(np.float64(0))
+cdef type _NP_I64 = type(np.int64(0))
+cdef type _NP_BOOL = type(np.True_)
+
+
+cdef inline int _leaf_kind(object v):
+    """1 float (Python or np.float64), 2 int (Python or np.int64), 3 bool (Python or
+    np.bool_), 0 anything else: the leaves NumPy turns into float64 / int64 / bool."""
+    cdef type t = type(v)
+    if t is float or t is _NP_F64:
+        return 1
+    if t is int or t is _NP_I64:
+        return 2
+    if t is bool or t is _NP_BOOL:
+        return 3
+    return 0
+
+
 def from_sequence(object obj):
-    """The small-call path of xa.asarray / xa.array for a list or tuple of Python floats,
-    ints or bools, flat or of equal-length rows, all of one type: float64, int64 or bool,
-    as NumPy infers them (``xa.array([1.0, 2.0])``, ``xa.asarray([(1, 2), (3, 4)])``).
-    None for anything else (mixed types, deeper nesting, ints beyond int64, empty): the
-    frontend's general conversion."""
+    """The small-call path of xa.asarray / xa.array for a list or tuple of Python (or
+    NumPy float64 / int64 / bool) scalars, flat or of equal-length rows, all of one kind:
+    float64, int64 or bool, as NumPy infers them (``xa.array([1.0, 2.0])``,
+    ``xa.asarray([(1, 2), (3, 4)])``, ``xa.array([t[0], t[1]])``). None for anything else
+    (mixed kinds, deeper nesting, ints beyond int64, empty): the frontend's general
+    conversion."""
     cdef Py_ssize_t n = len(obj), m = -1, i, j
     cdef int64_t dims[2]
-    cdef type leaf, rt
+    cdef type rt
     cdef object first, row, v
     cdef Tensor t
-    cdef int dtype, overflow = 0
+    cdef int kind, dtype, overflow = 0
     cdef double* fp
     cdef int64_t* ip
     cdef char* bp
@@ -205,27 +224,22 @@ def from_sequence(object obj):
         m = len(first)
         if m == 0:
             return None
-        leaf = type(first[0])
+        kind = _leaf_kind(first[0])
     else:
-        leaf = rt
-    if leaf is float:
-        dtype = kF64
-    elif leaf is int:
-        dtype = kS64
-    elif leaf is bool:
-        dtype = kPred
-    else:
+        kind = _leaf_kind(first)
+    if kind == 0:
         return None
-    for i in range(n):                          # shape and types first: nothing allocated
+    dtype = kF64 if kind == 1 else kS64 if kind == 2 else kPred
+    for i in range(n):                          # shape and kinds first: nothing allocated
         row = obj[i]
         if m < 0:
-            if type(row) is not leaf:
+            if _leaf_kind(row) != kind:
                 return None
         else:
             if (type(row) is not list and type(row) is not tuple) or len(row) != m:
                 return None
             for j in range(m):
-                if type(row[j]) is not leaf:
+                if _leaf_kind(row[j]) != kind:
                     return None
     dims[0] = n
     dims[1] = m
@@ -237,16 +251,16 @@ def from_sequence(object obj):
         row = obj[i]
         for j in range(1 if m < 0 else m):
             v = row if m < 0 else row[j]
-            if dtype == kF64:
+            if kind == 1:
                 fp[0] = <double>v
                 fp += 1
-            elif dtype == kS64:
+            elif kind == 2:
                 ip[0] = PyLong_AsLongLongAndOverflow(v, &overflow)
                 if overflow:
                     return None                 # NumPy's rules for big ints
                 ip += 1
             else:
-                bp[0] = 1 if v is True else 0
+                bp[0] = 1 if v else 0
                 bp += 1
     return t
 
