@@ -300,3 +300,50 @@ def test_ascontiguousarray_and_asfortranarray(how):
         assert f is t
     assert xa.ascontiguousarray(3.0).shape == (1,)
     assert xa.ascontiguousarray([1, 2], dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 1001])
+def test_complex_multiply_same_bits_on_every_isa(dt, n, restore_isa):
+    """The AVX2 complex product (intrinsics, ew_loops.h complex_mul) gives the reference
+    table's bits - no fused multiply-add - contiguous, strided and with special values."""
+    rng = np.random.default_rng(n)
+    vals = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, 1e-300, 2.5])
+    a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    if n >= 8:
+        a[:8] = vals + 1j * vals[::-1]
+        b[:8] = vals[::-1] + 1j * vals
+    results = {}
+    for isa in xa._core.supported_isas():
+        xa._core.set_isa(isa)
+        ta, tb = xa.asarray(a), xa.asarray(b)
+        with np.errstate(all="ignore"):
+            results[isa] = [np.asarray(ta * tb), np.asarray(ta[::-1] * tb[::-1]),
+                            np.asarray(ta * tb[0:1] if n else ta * tb)]
+    for isa, got in results.items():
+        for g, r in zip(got, results["ref"]):
+            assert_same(g, r)
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b) & (np.abs(a) < 1e100) & (np.abs(b) < 1e100)
+        np.testing.assert_allclose(results["ref"][0][finite], (a * b)[finite], rtol=1e-6)
+
+
+def test_real_and_imag_are_views():
+    z = xa.asarray(np.array([[1 + 2j, 3 - 4j], [5 + 0j, -1j]], np.complex128))
+    r, i = z.real, z.imag
+    assert r.dtype == np.float64 and i.dtype == np.float64
+    assert_same(r, np.asarray(z).real)
+    assert_same(i, np.asarray(z).imag)
+    want = np.asarray(z).copy()
+    r *= 2.0
+    i[0, 0] = 7.0
+    want.real *= 2.0
+    want.imag[0, 0] = 7.0
+    assert_same(z, want)
+    assert_same(z.T.imag, want.T.imag)
+    x = xa.asarray(np.arange(3.0))
+    assert_same(x.real, np.arange(3.0))
+    assert_same(x.imag, np.zeros(3))
+    tiled = xa.asarray(np.arange(4.0).reshape(2, 2) * (1 + 1j), layout="{1,0:T(2,2)}")
+    assert_same(tiled.imag, np.arange(4.0).reshape(2, 2))

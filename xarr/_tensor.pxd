@@ -32,6 +32,7 @@ cdef class Tensor(TensorOperators):
     cdef object __weakref__
 
     cdef object _single(self, str what)
+    cdef Tensor _part(self, int which)
 
 
 # Sets ndim, size, the shape tuple and the C-contiguous flag from dims/strides.

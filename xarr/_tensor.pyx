@@ -272,11 +272,32 @@ cdef class Tensor(TensorOperators):
 
     @property
     def real(self):
-        return api.numpy_apply("real", self)
+        """The real parts as a view, as NumPy's ``a.real`` (writing it writes the tensor);
+        a real tensor's view of itself."""
+        return self._part(0)
 
     @property
     def imag(self):
-        return api.numpy_apply("imag", self)
+        """The imaginary parts of a complex tensor as a view; zeros for a real one."""
+        if dtype_kind(self._dtype) != b'c'[0]:
+            return api.numpy_apply("imag", self)
+        return self._part(1)
+
+    cdef Tensor _part(self, int which):
+        """View of the real (0) or imaginary (1) parts: the same strides over the part's
+        dtype, the imaginary parts one element in. A tiled tensor's part comes from its
+        (read-only) strided copy."""
+        cdef Tensor src = as_strided(self)
+        cdef Tensor out = view_of(src)
+        cdef int i
+        if dtype_kind(src._dtype) == b'c'[0]:
+            out._dtype = kF32 if src._dtype == kC64 else kF64
+            out._data = src._data + which * dtype_itemsize(out._dtype)
+        for i in range(src._ndim):
+            out._dims[i] = src._dims[i]
+            out._strides[i] = src._strides[i]
+        finish_view(out, src._ndim)
+        return out
 
     @property
     def device(self):

@@ -14,6 +14,11 @@
 #include "kernels/elementwise/ew_ops.h"
 #include "kernels/elementwise/ew_table.h"
 
+#if defined(__AVX2__) && !defined(XARR_EW_REFERENCE)
+#include <immintrin.h>
+#define XARR_EW_COMPLEX_MUL 1  // complex products by intrinsics (complex_mul below)
+#endif
+
 #ifndef XARR_ISA_NS
 #error "define XARR_ISA_NS before including ew_loops.h"
 #endif
@@ -62,6 +67,71 @@ template <class Op, class T> void unary_loop(char* const* args, const int64_t* s
     std::memcpy(o + i * st[1], &y, sizeof(O));
   }
 }
+
+#if defined(XARR_EW_COMPLEX_MUL)
+// y = a * b over n contiguous complex numbers (interleaved re, im), the textbook product
+// the reference computes - re = ar*br - ai*bi, im = ar*bi + ai*br, each product rounded,
+// then one add or subtract (addsub) - bit for bit. Intrinsics, not the vectorizer: GCC's
+// SLP complex-multiply pattern fuses to fmaddsub even under -ffp-contract=off. y may
+// alias a or b exactly.
+#define XARR_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize")))
+// (the scalar tails too: left to the vectorizer they became vfmaddsub)
+XARR_NO_VECTORIZE inline void complex_mul(const double* a, const double* b, double* y,
+                                            int64_t n) {
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const __m256d va = _mm256_loadu_pd(a + 2 * i), vb = _mm256_loadu_pd(b + 2 * i);
+    const __m256d t1 = _mm256_mul_pd(_mm256_movedup_pd(va), vb);             // ar*br ar*bi
+    const __m256d t2 = _mm256_mul_pd(_mm256_permute_pd(va, 0xF),             // ai*bi ai*br
+                                     _mm256_permute_pd(vb, 0x5));
+    _mm256_storeu_pd(y + 2 * i, _mm256_addsub_pd(t1, t2));
+  }
+  for (; i < n; ++i) {
+    const double ar = a[2 * i], ai = a[2 * i + 1], br = b[2 * i], bi = b[2 * i + 1];
+    y[2 * i] = ar * br - ai * bi;
+    y[2 * i + 1] = ar * bi + ai * br;
+  }
+}
+XARR_NO_VECTORIZE inline void complex_mul(const float* a, const float* b, float* y,
+                                            int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256 va = _mm256_loadu_ps(a + 2 * i), vb = _mm256_loadu_ps(b + 2 * i);
+    const __m256 t1 = _mm256_mul_ps(_mm256_moveldup_ps(va), vb);
+    const __m256 t2 = _mm256_mul_ps(_mm256_movehdup_ps(va), _mm256_permute_ps(vb, 0xB1));
+    _mm256_storeu_ps(y + 2 * i, _mm256_addsub_ps(t1, t2));
+  }
+  for (; i < n; ++i) {
+    const float ar = a[2 * i], ai = a[2 * i + 1], br = b[2 * i], bi = b[2 * i + 1];
+    y[2 * i] = ar * br - ai * bi;
+    y[2 * i + 1] = ar * bi + ai * br;
+  }
+}
+// The vector tables' complex Mul loop: contiguous operands through complex_mul, any other
+// strides one element at a time in a function the compiler may not vectorize (the same
+// products and sums as the reference, no fused multiply-add).
+template <class R>
+XARR_NO_VECTORIZE void complex_mul_strided(char* const* args, const int64_t* st, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    R a[2], b[2], y[2];
+    std::memcpy(a, args[0] + i * st[0], sizeof(a));
+    std::memcpy(b, args[1] + i * st[1], sizeof(b));
+    y[0] = a[0] * b[0] - a[1] * b[1];
+    y[1] = a[0] * b[1] + a[1] * b[0];
+    std::memcpy(args[2] + i * st[2], y, sizeof(y));
+  }
+}
+template <class T> void complex_mul_loop(char* const* args, const int64_t* st, int64_t n) {
+  using R = typename T::value_type;
+  constexpr int64_t ts = sizeof(T);
+  if (st[0] == ts && st[1] == ts && st[2] == ts) {
+    complex_mul(reinterpret_cast<const R*>(args[0]), reinterpret_cast<const R*>(args[1]),
+                reinterpret_cast<R*>(args[2]), n);
+    return;
+  }
+  complex_mul_strided<R>(args, st, n);
+}
+#endif
 
 // x ** e for a broadcast exponent e (a scalar operand, a constant of a fusion): pow's
 // special exponents (ew_ops.h pow_special: 2, 3, -1, 0.5, -0.5, 1 for floats; 2, 3 for
@@ -311,10 +381,15 @@ template <class Op, int Arity, class T> LoopFn pick_loop() {
   } else if constexpr (!Op::template ok<C>) {
     return nullptr;
 #if !defined(XARR_EW_REFERENCE)
+#if defined(XARR_EW_COMPLEX_MUL)
+  } else if constexpr (kComplex<C> && std::is_same_v<Op, Mul>) {
+    return &complex_mul_loop<T>;
+#endif
   } else if constexpr (kComplex<C> && (std::is_same_v<Op, Mul> || std::is_same_v<Op, Div> ||
                                        std::is_same_v<Op, Square>)) {
     // GCC's SLP complex-multiply patterns emit fmaddsub even under -ffp-contract=off; the
-    // reference loop keeps complex products bitwise identical across ISAs.
+    // reference loop keeps complex products bitwise identical across ISAs (complex Mul
+    // has its own loop where the ISA has AVX2: complex_mul_loop).
     return nullptr;
 #endif
   } else if constexpr (Arity == 1) {
