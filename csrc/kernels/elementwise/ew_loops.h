@@ -43,6 +43,10 @@ struct OutOf<Op, T, std::void_t<typename Op::template Out<T>>> {
 #endif
 
 
+// Elements per gathered block of a strided expensive op (unary_loop, binary_loop): 4 KiB
+// of f64 per operand on the stack, L1-resident.
+constexpr int64_t kGatherBlock = 512;
+
 template <class Op, class T> void unary_loop(char* const* args, const int64_t* st, int64_t n) {
   using O = typename OutOf<Op, T>::type;
   const char* a = args[0];
@@ -58,6 +62,21 @@ template <class Op, class T> void unary_loop(char* const* args, const int64_t* s
     O* y = reinterpret_cast<O*>(o);
     XARR_SIMD
     for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x[i])));
+    return;
+  }
+  if constexpr (kExpensive<Op>) {
+    // Strided operands of an expensive op (exp, sin, pow ...) are gathered into blocks so
+    // the contiguous SIMD loop runs, then scattered: x[::2] computes like x.
+    alignas(64) T xb[kGatherBlock];
+    alignas(64) O yb[kGatherBlock];
+    char* const bargs[2] = {reinterpret_cast<char*>(xb), reinterpret_cast<char*>(yb)};
+    const int64_t bst[2] = {sizeof(T), sizeof(O)};
+    for (int64_t i0 = 0; i0 < n; i0 += kGatherBlock) {
+      const int64_t m = n - i0 < kGatherBlock ? n - i0 : kGatherBlock;
+      for (int64_t j = 0; j < m; ++j) std::memcpy(&xb[j], a + (i0 + j) * st[0], sizeof(T));
+      unary_loop<Op, T>(bargs, bst, m);
+      for (int64_t j = 0; j < m; ++j) std::memcpy(o + (i0 + j) * st[1], &yb[j], sizeof(O));
+    }
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
@@ -243,6 +262,27 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
       for (int64_t i = 0; i < n; ++i) y[i] = store<O>(Op::f(load<T>(x0[i]), s1));
       return;
     }
+  }
+  if constexpr (kExpensive<Op>) if (st[0] != 0 || st[1] != 0) {
+    // As unary_loop: strided operands of an expensive op go through contiguous blocks (a
+    // broadcast operand, stride 0, stays one element).
+    alignas(64) T xb0[kGatherBlock];
+    alignas(64) T xb1[kGatherBlock];
+    alignas(64) O yb[kGatherBlock];
+    char* const bargs[3] = {st[0] ? reinterpret_cast<char*>(xb0) : const_cast<char*>(a),
+                            st[1] ? reinterpret_cast<char*>(xb1) : const_cast<char*>(b),
+                            reinterpret_cast<char*>(yb)};
+    const int64_t bst[3] = {st[0] ? ts : 0, st[1] ? ts : 0, sizeof(O)};
+    for (int64_t i0 = 0; i0 < n; i0 += kGatherBlock) {
+      const int64_t m = n - i0 < kGatherBlock ? n - i0 : kGatherBlock;
+      if (st[0])
+        for (int64_t j = 0; j < m; ++j) std::memcpy(&xb0[j], a + (i0 + j) * st[0], ts);
+      if (st[1])
+        for (int64_t j = 0; j < m; ++j) std::memcpy(&xb1[j], b + (i0 + j) * st[1], ts);
+      binary_loop<Op, T>(bargs, bst, m);
+      for (int64_t j = 0; j < m; ++j) std::memcpy(o + (i0 + j) * st[2], &yb[j], sizeof(O));
+    }
+    return;
   }
   for (int64_t i = 0; i < n; ++i) {
     T x0, x1;
