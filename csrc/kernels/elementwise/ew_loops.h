@@ -79,11 +79,12 @@ template <class Op, class T> void unary_loop(char* const* args, const int64_t* s
     }
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
+  const int64_t s0 = st[0], s1 = st[1];   // (read once: see binary_loop)
+  for (int64_t i = 0; i < n; ++i, a += s0, o += s1) {
     T x;
-    std::memcpy(&x, a + i * st[0], sizeof(T));
+    std::memcpy(&x, a, sizeof(T));
     O y = store<O>(Op::f(load<T>(x)));
-    std::memcpy(o + i * st[1], &y, sizeof(O));
+    std::memcpy(o, &y, sizeof(O));
   }
 }
 
@@ -284,12 +285,15 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
     }
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
+  // Any strides: the strides are read once and the pointers stepped (the compiler cannot
+  // keep st[] in registers across the stores itself: they might alias it).
+  const int64_t s0 = st[0], s1 = st[1], s2 = st[2];
+  for (int64_t i = 0; i < n; ++i, a += s0, b += s1, o += s2) {
     T x0, x1;
-    std::memcpy(&x0, a + i * st[0], sizeof(T));
-    std::memcpy(&x1, b + i * st[1], sizeof(T));
+    std::memcpy(&x0, a, sizeof(T));
+    std::memcpy(&x1, b, sizeof(T));
     O y = store<O>(Op::f(load<T>(x0), load<T>(x1)));
-    std::memcpy(o + i * st[2], &y, sizeof(O));
+    std::memcpy(o, &y, sizeof(O));
   }
 }
 
