@@ -142,7 +142,8 @@ def workloads():
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
-        indexing_rows(a, xa_a) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t), \
+        indexing_rows(a, xa_a) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t) + \
+        call_rows() + kernel_rows(), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
 
@@ -303,6 +304,26 @@ def pow_rows(a, b, xa_a, xa_b, t):
     if torch is not None:
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         t["powxy"] = lambda: ta ** tb
+    return rows
+
+
+def call_rows():
+    """The small-call patterns of issue 13 (benchmarks/small_calls.py), keys call_*."""
+    import small_calls
+    return [("call_" + key, label + " (per call)", np_fn, xa_fn, per_call, None)
+            for key, label, np_fn, xa_fn in small_calls.patterns()]
+
+
+def kernel_rows():
+    """The scientific kernels of benchmarks/kernels.py, eager, keys kernel_*."""
+    import kernels
+    rows = []
+    for name, (setup, fn) in kernels.KERNELS.items():
+        np_args = setup(np, np.random.default_rng(0))
+        xa_args = tuple(xa.asarray(v) for v in np_args)
+        rows.append((f"kernel_{name}", f"kernel {name} (eager)",
+                     lambda fn=fn, a=np_args: fn(np, *a),
+                     lambda fn=fn, a=xa_args: fn(xa, *a), best, None))
     return rows
 
 

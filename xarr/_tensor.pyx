@@ -373,7 +373,15 @@ cdef class Tensor(TensorOperators):
         if self._size != 1:
             raise ValueError(f"item(): can only convert a tensor of size 1, "
                              f"got shape {self._shape}")
-        return self._single("item").item()
+        v = self._single("item")
+        k = dtype_kind(self._dtype)            # (NumPy's scalar .item() costs ~0.3 us)
+        if k == b'f'[0]:
+            return float(v)
+        if k == b'i'[0] or k == b'u'[0]:
+            return int(v)
+        if k == b'b'[0]:
+            return bool(v)
+        return complex(v)
 
     def tolist(self):
         """Nested Python lists of Python scalars (NumPy's tolist). MemoryError up front

@@ -60,3 +60,55 @@ class SmallUnaryAndSum:
 
     track_exp_overhead_ratio_xarr_over_numpy.unit = "x"
     track_sum_overhead_ratio_xarr_over_numpy.unit = "x"
+
+
+def _small_calls():
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import small_calls   # benchmarks/small_calls.py: the patterns of issue 13
+    return small_calls
+
+
+class SmallCalls:
+    """Each small-call pattern of issue 13 (benchmarks/small_calls.py): per-call time and
+    the NumPy/xarr ratio (goal: at least 1.0)."""
+    params = [[p[0] for p in _small_calls().patterns()]]
+    param_names = ["pattern"]
+
+    def setup(self, pattern):
+        row = {p[0]: p for p in _small_calls().patterns()}[pattern]
+        self.np_fn, self.xa_fn = row[2], row[3]
+
+    def time_xarr(self, pattern):
+        self.xa_fn()
+
+    def time_numpy(self, pattern):
+        self.np_fn()
+
+    def track_speedup_vs_numpy(self, pattern):
+        return _per_call(self.np_fn, 2000) / _per_call(self.xa_fn, 2000)
+
+    track_speedup_vs_numpy.unit = "x"
+
+
+class SmallCallLoop:
+    """Every pattern once, in a loop: NumPy's time over xarr's (goal: at least 1.0)."""
+
+    def setup(self):
+        sc = _small_calls()
+        pats = sc.patterns()
+        self.loop = sc.loop
+        self.np_fns, self.xa_fns = [p[2] for p in pats], [p[3] for p in pats]
+
+    def time_xarr(self):
+        self.loop(self.xa_fns)
+
+    def time_numpy(self):
+        self.loop(self.np_fns)
+
+    def track_speedup_vs_numpy(self):
+        return (_per_call(lambda: self.loop(self.np_fns), 200)
+                / _per_call(lambda: self.loop(self.xa_fns), 200))
+
+    track_speedup_vs_numpy.unit = "x"
