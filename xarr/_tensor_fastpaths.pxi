@@ -363,6 +363,19 @@ cdef object _getitem(Tensor self, object key, bint scalars):
     cdef int64_t strides[kMaxDims]
     cdef char* data
     cdef int k
+    cdef int64_t i
+    cdef int overflow = 0
+    if type(key) is int and src._ndim >= 1:     # t[i]: the commonest key, directly
+        i = PyLong_AsLongLongAndOverflow(key, &overflow)
+        if overflow:
+            i = -(1 << 62)                       # out of range: the general path raises
+        if i < 0:
+            i += src._dims[0]
+        if 0 <= i < src._dims[0]:
+            data = src._data + i * src._strides[0]
+            if src._ndim == 1 and scalars:
+                return scalar_at(src._dtype, data)
+            return _view_at(src, src._ndim - 1, &src._dims[1], &src._strides[1], data)
     if type(key) is not tuple:
         key = (key,)
     k = _basic_locate(src, <tuple>key, dims, strides, &data)
