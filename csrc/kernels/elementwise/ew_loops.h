@@ -331,10 +331,34 @@ template <class W> void select_loop(char* const* args, const int64_t* st, int64_
     for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? x1[i] : x2[i];
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
+  if (st[0] == 1 && st[3] == ws && (st[1] == 0 || st[1] == ws) && (st[2] == 0 || st[2] == ws)) {
+    // a broadcast value (where(mask, x, 0)): one element, read once
+    const bool* p = reinterpret_cast<const bool*>(args[0]);
+    W* y = reinterpret_cast<W*>(args[3]);
+    const W* x1 = reinterpret_cast<const W*>(args[1]);
+    const W* x2 = reinterpret_cast<const W*>(args[2]);
+    if (st[1] == 0 && st[2] == ws) {
+      const W a = *x1;
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? a : x2[i];
+    } else if (st[1] == ws && st[2] == 0) {
+      const W b = *x2;
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? x1[i] : b;
+    } else {
+      const W a = *x1, b = *x2;
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? a : b;
+    }
+    return;
+  }
+  const int64_t s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];   // (read once)
+  const char *pp = args[0], *a = args[1], *b = args[2];
+  char* o = args[3];
+  for (int64_t i = 0; i < n; ++i, pp += s0, a += s1, b += s2, o += s3) {
     bool p;
-    std::memcpy(&p, args[0] + i * st[0], 1);
-    std::memcpy(args[3] + i * st[3], (p ? args[1] + i * st[1] : args[2] + i * st[2]), ws);
+    std::memcpy(&p, pp, 1);
+    std::memcpy(o, p ? a : b, ws);
   }
 }
 struct Bytes16 {
