@@ -178,6 +178,50 @@ def new_filled(shape, int dtype, value):
     return t
 
 
+# dtype arguments seen by zeros / empty -> dtype code (None is float64); the frontend
+# fills it (remember_dtype_argument) the first time it resolves one.
+cdef dict _DTYPE_ARGUMENT_CODES = {None: kF64}
+
+
+def remember_dtype_argument(dtype, int code):
+    try:
+        if len(_DTYPE_ARGUMENT_CODES) < 256:
+            _DTYPE_ARGUMENT_CODES[dtype] = code
+    except TypeError:                     # an unhashable dtype argument: not remembered
+        pass
+
+
+cdef object _filled_by_argument(object shape, object dtype, object value):
+    cdef object code
+    try:
+        code = _DTYPE_ARGUMENT_CODES.get(dtype)
+    except TypeError:
+        return None
+    if code is None:
+        return None
+    return new_filled(shape, <int>code, value)
+
+
+def numpy_zeros(shape, dtype=None, *, layout=None, device=None):
+    """A tensor of zeros (dtype default float64), xa.zeros: the common call (an int or a
+    tuple of ints, a dtype seen before, no layout) is made here; the rest by the frontend
+    (xarr/_ops/creation.py zeros_general)."""
+    if layout is None and device is None:
+        t = _filled_by_argument(shape, dtype, 0)
+        if t is not None:
+            return t
+    return api.zeros_general(shape, dtype, layout=layout, device=device)
+
+
+def numpy_empty(shape, dtype=None, *, layout=None, device=None):
+    """An uninitialized tensor (dtype default float64), xa.empty: as numpy_zeros."""
+    if layout is None and device is None:
+        t = _filled_by_argument(shape, dtype, None)
+        if t is not None:
+            return t
+    return api.empty_general(shape, dtype, layout=layout, device=device)
+
+
 cdef inline bint _signbit(double v):
     return (<uint64_t*>&v)[0] >> 63
 

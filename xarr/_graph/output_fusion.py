@@ -11,9 +11,10 @@ def fuse_into_dots(comp):
     """kind=kOutput (XLA's output fusion): a dot_general read only by one single-output
     kLoop fusion of its own shape, which reads it element for element (bias add, scaling,
     activation, convert), moves into that fusion: the fused computation computes the dot
-    from two new parameters and the elementwise work on its result, and the executor
-    applies that work to each block of the product as the GEMM finishes it
-    (compile.py OutputFusionStep). Worked example: relu(x @ w + b) ->
+    from two new parameters and the elementwise work on its result; the executor runs the
+    GEMM, then that work over the product, as one step (compile.py
+    _output_fusion_step; not yet per block as the GEMM finishes it - measured, that pass
+    is ~0.3 ms of a 19 ms 1024^3 f32 product). Worked example: relu(x @ w + b) ->
     fusion(x, w, b), kind=kOutput { d = dot(p1, p2); ROOT max(add(d, broadcast(p0)), 0) }.
     Returns whether a fusion changed (the caller then re-sorts and drops the moved dots)."""
     users = comp.users()

@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from xarr import _tensor
+from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_scalar
 from xarr._ops import layout as _layout
 from xarr._ops.conversion import asarray
@@ -50,10 +51,18 @@ def _code_of(dtype):
         code = CODE_OF[as_dtype(dtype)]
         if len(_CODES) < 256:
             _CODES[dtype] = code
+        _tensor.remember_dtype_argument(dtype, code)   # (the compiled zeros / empty)
     return code
 
 
-def empty(shape, dtype=None, *, layout=None, device=None):
+# xa.zeros and xa.empty are the tensor core's (xarr/_tensor_alloc.pxi numpy_zeros,
+# numpy_empty): the common call is made there, the rest comes here (zeros_general,
+# empty_general, registered below).
+zeros = _tensor.numpy_zeros
+empty = _tensor.numpy_empty
+
+
+def empty_general(shape, dtype=None, *, layout=None, device=None):
     """An uninitialized tensor (dtype default float64)."""
     if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), None)) is not None:
         return t
@@ -96,7 +105,7 @@ _PY_FILL = {float: CODE_OF[np.dtype(np.float64)], int: CODE_OF[np.dtype(np.int64
             bool: CODE_OF[np.dtype(np.bool_)], complex: CODE_OF[np.dtype(np.complex128)]}
 
 
-def zeros(shape, dtype=None, *, layout=None, device=None):
+def zeros_general(shape, dtype=None, *, layout=None, device=None):
     if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), 0)) is not None:
         return t
     shape = _shape_tuple(shape, "zeros")
@@ -212,3 +221,6 @@ def eye(n_rows, n_cols=None, k=0, dtype=None, *, layout=None, device=None):
             diag = flat[start:start + (length - 1) * (n_cols + 1) + 1:n_cols + 1]
             _tensor.fill(diag, 1)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, 2))
+
+
+register(zeros_general=zeros_general, empty_general=empty_general)
