@@ -222,6 +222,24 @@ def numpy_empty(shape, dtype=None, *, layout=None, device=None):
     return api.empty_general(shape, dtype, layout=layout, device=device)
 
 
+def clear_negative_zero(Tensor t):
+    """A float or complex 0-d tensor holding -0.0 (a part of it) gets +0.0: NumPy's sums
+    start from +0.0, so a sum of -0.0s is +0.0 (the reductions' direct path)."""
+    cdef int i, parts = 2 if dtype_kind(t._dtype) == b'c'[0] else 1
+    cdef int64_t size = dtype_itemsize(t._dtype) // parts
+    cdef char* p
+    cdef int64_t j
+    cdef bint zero
+    for i in range(parts):
+        p = t._data + i * size
+        zero = True                       # all bits but the sign clear: +-0.0
+        for j in range(size - 1):
+            if p[j] != 0:
+                zero = False
+        if zero and (p[size - 1] & 0x7f) == 0:
+            p[size - 1] = 0
+
+
 cdef inline bint _signbit(double v):
     return (<uint64_t*>&v)[0] >> 63
 

@@ -98,7 +98,7 @@ def _whole(name, x):
     when the general path must decide: not an eager strided tensor of a dtype that the
     NumPy function reduces in its own type (sum of int8 widens), a dynamic size, a lazy
     or traced context, an empty max. A float or complex sum of -0.0s still gives +0.0
-    (NumPy's init), by adding +0."""
+    (NumPy's init: clear_negative_zero)."""
     if type(x) is not Tensor or x.ndim == 0:
         return None
     code = CODE_OF[x.dtype]
@@ -112,8 +112,8 @@ def _whole(name, x):
     monoid, plus_zero = plan
     out = _tensor.empty((), code)
     _reduce_kernels.reduce_into(monoid, out, x, _ALL_DIMS[x.ndim])
-    if plus_zero is not None:
-        out += plus_zero
+    if plus_zero:
+        _tensor.clear_negative_zero(out)
     return out
 
 
@@ -123,9 +123,7 @@ def _whole_plan(name, code):
             name in ("and", "or") and kind != "b" or \
             name in ("max", "min") and kind == "c":
         return False
-    zero = _tensor.scalar_tensor(0.0 if kind != "c" else 0j, code) \
-        if name == "add" and kind in "fc" else None
-    return MONOIDS[name], zero
+    return MONOIDS[name], name == "add" and kind in "fc"
 
 
 _WHOLE = {}                                   # (monoid, dtype code) -> plan or False
