@@ -86,13 +86,55 @@ cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
     return out
 
 
+cdef bint _row_major_ordered(Tensor t):
+    """A strided (untiled) tensor whose dims' |strides| do not grow from left to right
+    (size-1 dims aside): a row-major view, a slice with steps, a negative step. The
+    frontend gives its elementwise results the row-major layout too (output_layout_for),
+    so the fast paths may take it. A transposed or broadcast (stride 0) view is not."""
+    cdef int64_t prev = 0x7fffffffffffffff, k
+    cdef int i
+    if t._flags & F_TILED:
+        return False
+    if t._flags & F_C_CONTIG:
+        return True
+    for i in range(t._ndim):
+        if t._dims[i] > 1:
+            k = t._strides[i] if t._strides[i] >= 0 else -t._strides[i]
+            if k > prev or k == 0:
+                return False
+            prev = k
+    return True
+
+
+cdef object _binop_strided(Tensor x, object b, int slot, bint scalar_first):
+    """x <op> b (b <op> x when scalar_first) for a row-major-ordered strided x and a
+    same-dtype row-major-ordered tensor or a weak scalar b, into a new row-major result
+    through the strided engine; None when the fast tables have no entry."""
+    cdef int od = _fast_out[slot * kNumDTypes + x._dtype]
+    cdef int op = _fast_kernel[slot * kNumDTypes + x._dtype]
+    cdef Tensor y, out
+    if od < 0:
+        return None
+    if type(b) is Tensor:
+        y = <Tensor>b
+        if y._dtype != x._dtype or not _row_major_ordered(y):
+            return None
+        return _binop_broadcast(x, y, op, od)
+    out = alloc_tensor(od, x._ndim, x._dims, None, False)
+    if out._size:
+        ew_into(op, x._dtype, out, [scalar_tensor(b, x._dtype), x] if scalar_first
+                else [x, scalar_tensor(b, x._dtype)])
+    return out
+
+
 cdef object _binop_fast(object a, object b, int slot):
     """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
     shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
-    dtype (_weak_scalar_fits), go straight to the kernels; None for all else (the Python
-    frontend's rules). ``slot`` is the operator's row in the fast tables (xarr/_dispatch.py
-    FAST_SLOTS). Example: f32[10,10] - f32[1,10] and i32[100] * 3 take this path;
-    i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
+    dtype (_weak_scalar_fits), go straight to the kernels; row-major-ordered strided
+    views (x[::2], x[1:-1, 1:-1], x[::-1]) through the strided engine; None for all else
+    (the Python frontend's rules). ``slot`` is the operator's row in the fast tables
+    (xarr/_dispatch.py FAST_SLOTS). Example: f32[10,10] - f32[1,10] and i32[100] * 3 take
+    this path; i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
     cdef Tensor x, y, out
     cdef int od, op
     cdef char* ptrs[3]
@@ -121,10 +163,14 @@ cdef object _binop_fast(object a, object b, int slot):
                         out = _binop_broadcast(x, y, op, od)
                         if out is not None:
                             return out
+                elif y._dtype == x._dtype and _row_major_ordered(y):
+                    return _binop_strided(x, y, slot, False)
             elif _weak_scalar_fits(x._dtype, b):
                 out = _binop_scalar(x, b, slot, False)
                 if out is not None:
                     return out
+        elif _row_major_ordered(x) and (type(b) is Tensor or _weak_scalar_fits(x._dtype, b)):
+            return _binop_strided(x, b, slot, False)
     return None
 
 
@@ -185,6 +231,10 @@ cdef object _binop_reflected(Tensor x, object b, int slot, str name):
     if (_lazy_depth == 0 and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
             and _weak_scalar_fits(x._dtype, b)):
         out = _binop_scalar(x, b, slot, True)
+        if out is not None:
+            return out
+    elif _lazy_depth == 0 and _row_major_ordered(x) and _weak_scalar_fits(x._dtype, b):
+        out = _binop_strided(x, b, slot, True)
         if out is not None:
             return out
     return api.binary(name, b, x)
