@@ -195,9 +195,9 @@ def call_binary(object a, object b, int slot, str name):
 def unary_contiguous(object a, tuple per_dtype):
     """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
     (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend
-    builds it, xarr._ops.elementwise._unary_entries), else None. A C-contiguous,
-    untiled tensor outside ``xa.lazy`` goes straight to the kernel; otherwise None is
-    returned and the caller takes the general path."""
+    builds it, xarr._ops.elementwise._unary_entries), else None. A C-contiguous or
+    row-major-ordered strided, untiled tensor outside ``xa.lazy`` goes straight to the
+    kernel; otherwise None is returned and the caller takes the general path."""
     cdef Tensor x, out
     cdef int op, od
     cdef char* ptrs[2]
@@ -205,7 +205,7 @@ def unary_contiguous(object a, tuple per_dtype):
     if type(a) is not Tensor or _lazy_depth != 0:
         return None
     x = <Tensor>a
-    if not (x._flags & F_C_CONTIG) or (x._flags & F_TILED):
+    if (x._flags & F_TILED) or not _row_major_ordered(x):
         return None
     entry = per_dtype[x._dtype]
     if entry is None:
@@ -213,6 +213,11 @@ def unary_contiguous(object a, tuple per_dtype):
     op, od = entry
     if not ew_has_loop(op, x._dtype):
         return None
+    if not (x._flags & F_C_CONTIG):              # a strided view: the strided engine
+        out = alloc_tensor(od, x._ndim, x._dims, None, False)
+        if out._size:
+            ew_into(op, x._dtype, out, [x])
+        return out
     out = _alloc_like_shape(od, x)
     ptrs[0] = x._data
     ptrs[1] = out._data

@@ -71,11 +71,12 @@ template <class Op, class T> void unary_loop(char* const* args, const int64_t* s
     alignas(64) O yb[kGatherBlock];
     char* const bargs[2] = {reinterpret_cast<char*>(xb), reinterpret_cast<char*>(yb)};
     const int64_t bst[2] = {sizeof(T), sizeof(O)};
+    const int64_t s0 = st[0], s1 = st[1];   // (read once: see binary_loop)
     for (int64_t i0 = 0; i0 < n; i0 += kGatherBlock) {
       const int64_t m = n - i0 < kGatherBlock ? n - i0 : kGatherBlock;
-      for (int64_t j = 0; j < m; ++j) std::memcpy(&xb[j], a + (i0 + j) * st[0], sizeof(T));
+      for (int64_t j = 0; j < m; ++j, a += s0) std::memcpy(&xb[j], a, sizeof(T));
       unary_loop<Op, T>(bargs, bst, m);
-      for (int64_t j = 0; j < m; ++j) std::memcpy(o + (i0 + j) * st[1], &yb[j], sizeof(O));
+      for (int64_t j = 0; j < m; ++j, o += s1) std::memcpy(o, &yb[j], sizeof(O));
     }
     return;
   }
@@ -274,14 +275,15 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
                             st[1] ? reinterpret_cast<char*>(xb1) : const_cast<char*>(b),
                             reinterpret_cast<char*>(yb)};
     const int64_t bst[3] = {st[0] ? ts : 0, st[1] ? ts : 0, sizeof(O)};
+    const int64_t s0 = st[0], s1 = st[1], s2 = st[2];   // (read once)
     for (int64_t i0 = 0; i0 < n; i0 += kGatherBlock) {
       const int64_t m = n - i0 < kGatherBlock ? n - i0 : kGatherBlock;
-      if (st[0])
-        for (int64_t j = 0; j < m; ++j) std::memcpy(&xb0[j], a + (i0 + j) * st[0], ts);
-      if (st[1])
-        for (int64_t j = 0; j < m; ++j) std::memcpy(&xb1[j], b + (i0 + j) * st[1], ts);
+      if (s0)
+        for (int64_t j = 0; j < m; ++j, a += s0) std::memcpy(&xb0[j], a, ts);
+      if (s1)
+        for (int64_t j = 0; j < m; ++j, b += s1) std::memcpy(&xb1[j], b, ts);
       binary_loop<Op, T>(bargs, bst, m);
-      for (int64_t j = 0; j < m; ++j) std::memcpy(o + (i0 + j) * st[2], &yb[j], sizeof(O));
+      for (int64_t j = 0; j < m; ++j, o += s2) std::memcpy(o, &yb[j], sizeof(O));
     }
     return;
   }
