@@ -380,3 +380,28 @@ def test_strided_operands_give_the_contiguous_bits(isa, dt, restore_isa):
                 fn = getattr(xa, name)
                 assert_same(fn(va, vb), fn(ca, cb), {"op": name})
                 assert_same(fn(va, 1.5), fn(ca, 1.5), {"op": name})
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int32, np.uint16, np.float32, np.float64,
+                                np.complex64])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "maximum",
+                                  "greater", "bitwise_and", "power"])
+def test_bool_mask_with_numbers_matches_numpy(dt, name):
+    """A bool tensor with a numeric one (count + alive, x * mask; the operators' compiled
+    path converts the mask): NumPy's dtype, values or exception type, either order."""
+    rng = np.random.default_rng(6)
+    m = rng.random(37) > 0.5
+    x = rng.integers(1, 5, 37).astype(dt)
+    for a, b in ((x, m), (m, x)):
+        expect, err = _np_apply(getattr(np, name), a, b)
+        ta, tb = xa.asarray(a), xa.asarray(b)
+        op = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+              "divide": operator.truediv, "greater": operator.gt, "bitwise_and": operator.and_,
+              "power": operator.pow, "maximum": xa.maximum}[name]
+        if err is not None:
+            with pytest.raises(err):
+                op(ta, tb)
+            continue
+        with np.errstate(all="ignore"):
+            got = op(ta, tb)
+        assert_same(got, expect)

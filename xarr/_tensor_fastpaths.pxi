@@ -127,6 +127,17 @@ cdef object _binop_strided(Tensor x, object b, int slot, bint scalar_first):
     return out
 
 
+cdef object _bool_as(Tensor m, int dtype):
+    """Bool tensor m converted to ``dtype`` (row-major), or None when m is tiled."""
+    cdef Tensor out
+    if m._flags & F_TILED:
+        return None
+    out = alloc_tensor(dtype, m._ndim, m._dims, None, False)
+    if out._size:
+        convert_into(out, m)
+    return out
+
+
 cdef object _binop_fast(object a, object b, int slot):
     """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
     shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
@@ -139,6 +150,16 @@ cdef object _binop_fast(object a, object b, int slot):
     cdef int od, op
     cdef char* ptrs[3]
     cdef int64_t sizes[3]
+    if type(a) is Tensor and type(b) is Tensor and _lazy_depth == 0 and \
+            ((<Tensor>a)._dtype == kPred) != ((<Tensor>b)._dtype == kPred):
+        # a bool mask with numbers (count + alive, x * mask): NumPy computes in the other
+        # operand's dtype, so the mask is converted to it first, as the frontend does
+        if (<Tensor>a)._dtype == kPred:
+            a = _bool_as(<Tensor>a, (<Tensor>b)._dtype)
+        else:
+            b = _bool_as(<Tensor>b, (<Tensor>a)._dtype)
+        if a is None or b is None:
+            return None
     if type(a) is Tensor and _lazy_depth == 0:
         x = <Tensor>a
         if (x._flags & F_C_CONTIG) and not (x._flags & F_TILED):
