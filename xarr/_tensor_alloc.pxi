@@ -178,9 +178,17 @@ def new_filled(shape, int dtype, value):
     return t
 
 
-# dtype arguments seen by zeros / empty -> dtype code (None is float64); the frontend
-# fills it (remember_dtype_argument) the first time it resolves one.
+# dtype arguments seen by the creators -> dtype code (None is float64); the frontend
+# fills it (xarr/_ops/creation.py _code_of) the first time it resolves one.
 cdef dict _DTYPE_ARGUMENT_CODES = {None: kF64}
+
+
+def dtype_argument_code(dtype):
+    """The remembered code of a dtype argument, or None (unseen or unhashable)."""
+    try:
+        return _DTYPE_ARGUMENT_CODES.get(dtype)
+    except TypeError:
+        return None
 
 
 def remember_dtype_argument(dtype, int code):
@@ -192,11 +200,7 @@ def remember_dtype_argument(dtype, int code):
 
 
 cdef object _filled_by_argument(object shape, object dtype, object value):
-    cdef object code
-    try:
-        code = _DTYPE_ARGUMENT_CODES.get(dtype)
-    except TypeError:
-        return None
+    cdef object code = dtype_argument_code(dtype)
     if code is None:
         return None
     return new_filled(shape, <int>code, value)

@@ -66,18 +66,11 @@ cdef class _Rows:
         return self
 
     def __next__(self):
-        cdef Tensor t = self._t, out
-        cdef int j
+        cdef Tensor t = self._t
         if self._i >= t._dims[0]:
             raise StopIteration
         cdef char* data = t._data + self._i * t._strides[0]
         self._i += 1
         if t._ndim == 1:
             return scalar_at(t._dtype, data)
-        out = view_of(t)
-        for j in range(1, t._ndim):
-            out._dims[j - 1] = t._dims[j]
-            out._strides[j - 1] = t._strides[j]
-        out._data = data
-        finish_view(out, t._ndim - 1)
-        return out
+        return _view_at(t, t._ndim - 1, &t._dims[1], &t._strides[1], data)

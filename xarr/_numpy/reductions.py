@@ -92,14 +92,16 @@ def _np_reduce(x, init, name, axes, fn):
     return reduce(x, init, name, axes)
 
 
-def _whole(name, x):
+def _whole(name, x, axis, keepdims, where, *unset):
     """``x`` reduced over every dim by monoid ``name`` into a 0-d tensor of x's dtype,
     straight on the kernel (the small-call path of t.sum(), xa.any(mask) ...), or None
     when the general path must decide: not an eager strided tensor of a dtype that the
     NumPy function reduces in its own type (sum of int8 widens), a dynamic size, a lazy
     or traced context, an empty max. A float or complex sum of -0.0s still gives +0.0
-    (NumPy's init: clear_negative_zero)."""
-    if type(x) is not Tensor or x.ndim == 0:
+    (NumPy's init: clear_negative_zero). Only for the call with no axis, keepdims or
+    where, and every argument in ``unset`` None (sum's dtype, max's initial)."""
+    if type(x) is not Tensor or x.ndim == 0 or axis is not None or keepdims or \
+            where is not None or unset.count(None) != len(unset):
         return None
     code = CODE_OF[x.dtype]
     plan = _WHOLE.get((name, code))
@@ -127,7 +129,7 @@ def _whole_plan(name, code):
 
 
 _WHOLE = {}                                   # (monoid, dtype code) -> plan or False
-_ALL_DIMS = [tuple(range(n)) for n in range(65)]
+_ALL_DIMS = [tuple(range(n)) for n in range(33)]   # up to kMaxDims = 32 dims
 
 
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
@@ -145,10 +147,8 @@ def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
 def sum(x, axis=None, dtype=None, keepdims=False, where=None):  # noqa: A001
     """NumPy's sum: pairwise float summation; ints widen to 64 bits by default. The init
     is +0, as NumPy's (a sum of -0.0s is +0.0)."""
-    if axis is None and dtype is None and not keepdims and where is None:
-        r = _whole("add", x)
-        if r is not None:
-            return r
+    if (r := _whole("add", x, axis, keepdims, where, dtype)) is not None:
+        return r
     return _monoid_np("add", "sum", x, axis, dtype, keepdims, where, 0)
 
 
@@ -181,19 +181,15 @@ def _extreme(name, fn, x, axis, keepdims, where, initial):
 
 def max(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
     """NumPy's max (amax): NaN propagates."""
-    if axis is None and not keepdims and where is None and initial is None:
-        r = _whole("max", x)
-        if r is not None:
-            return r
+    if (r := _whole("max", x, axis, keepdims, where, initial)) is not None:
+        return r
     return _extreme("max", "max", x, axis, keepdims, where, initial)
 
 
 def min(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001
     """NumPy's min (amin): NaN propagates."""
-    if axis is None and not keepdims and where is None and initial is None:
-        r = _whole("min", x)
-        if r is not None:
-            return r
+    if (r := _whole("min", x, axis, keepdims, where, initial)) is not None:
+        return r
     return _extreme("min", "min", x, axis, keepdims, where, initial)
 
 
@@ -313,10 +309,8 @@ def _as_bool(x):
 
 
 def any(x, axis=None, keepdims=False, where=None):  # noqa: A001
-    if axis is None and not keepdims and where is None:
-        r = _whole("or", x)
-        if r is not None:
-            return r
+    if (r := _whole("or", x, axis, keepdims, where)) is not None:
+        return r
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "any")
     r = _np_reduce(_masked(x, where, False, "any"), False, "or", axes, "any")
@@ -324,10 +318,8 @@ def any(x, axis=None, keepdims=False, where=None):  # noqa: A001
 
 
 def all(x, axis=None, keepdims=False, where=None):  # noqa: A001
-    if axis is None and not keepdims and where is None:
-        r = _whole("and", x)
-        if r is not None:
-            return r
+    if (r := _whole("and", x, axis, keepdims, where)) is not None:
+        return r
     x = _as_bool(x)
     axes = _np_axes(axis, x.ndim, "all")
     r = _np_reduce(_masked(x, where, True, "all"), True, "and", axes, "all")

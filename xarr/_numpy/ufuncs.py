@@ -134,7 +134,8 @@ def _where_fast(cond, x, y):
             if v.dtype != t.dtype:
                 return None
             ops.append(v)
-        elif type(v) in (float, int) and -65504 <= v <= 65504:   # (exact in every float)
+        elif type(v) in (float, int) and -65504 <= v <= 65504:   # (float16's range: no
+            #                                       overflow in any float dtype)
             ops.append(_tensor.scalar_tensor(v, code))
         else:
             return None

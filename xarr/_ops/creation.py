@@ -38,20 +38,13 @@ def _default_dtype(dtype):
     return as_dtype(dtype) if dtype is not None else DTYPES[12]  # float64
 
 
-# dtype argument -> dtype code, for the small-call paths (new_filled): None is float64.
-_CODES = {None: CODE_OF[np.dtype(np.float64)]}
-
-
 def _code_of(dtype):
-    try:
-        code = _CODES.get(dtype)
-    except TypeError:                      # an unhashable dtype argument
-        return CODE_OF[as_dtype(dtype)]
+    """The dtype code of a dtype argument (None: float64), remembered by the tensor core
+    so its compiled xa.zeros / xa.empty resolve it the next time without Python."""
+    code = _tensor.dtype_argument_code(dtype)
     if code is None:
-        code = CODE_OF[as_dtype(dtype)]
-        if len(_CODES) < 256:
-            _CODES[dtype] = code
-        _tensor.remember_dtype_argument(dtype, code)   # (the compiled zeros / empty)
+        code = CODE_OF[_default_dtype(dtype)]
+        _tensor.remember_dtype_argument(dtype, code)
     return code
 
 
@@ -63,11 +56,9 @@ empty = _tensor.numpy_empty
 
 
 def empty_general(shape, dtype=None, *, layout=None, device=None):
-    """An uninitialized tensor (dtype default float64)."""
-    if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), None)) is not None:
-        return t
+    """An uninitialized tensor (dtype default float64): what numpy_empty does not make."""
     shape = _shape_tuple(shape, "empty")
-    t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)])
+    t = _tensor.empty(shape, _code_of(dtype))
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
 
 
@@ -106,10 +97,9 @@ _PY_FILL = {float: CODE_OF[np.dtype(np.float64)], int: CODE_OF[np.dtype(np.int64
 
 
 def zeros_general(shape, dtype=None, *, layout=None, device=None):
-    if layout is None and (t := _tensor.new_filled(shape, _code_of(dtype), 0)) is not None:
-        return t
+    """A tensor of zeros: what numpy_zeros does not make."""
     shape = _shape_tuple(shape, "zeros")
-    t = _tensor.empty(shape, CODE_OF[_default_dtype(dtype)], None, True)
+    t = _tensor.empty(shape, _code_of(dtype), None, True)
     return t if layout is None else _layout.relayout(t, _layout.as_layout(layout, t.ndim))
 
 
