@@ -86,7 +86,7 @@ def test_thread_api(restore_threads):
 # ------------------------------------------------------------------------------ helpers
 def same_bits(a, b, what):
     """Equal values, NaN where NaN (any payload), equal signs of zero; dtypes equal."""
-    a, b = to_np(a), to_np(b)
+    a, b = np.ascontiguousarray(to_np(a)), np.ascontiguousarray(to_np(b))
     assert a.dtype == b.dtype and a.shape == b.shape, what
     if kind(a.dtype) in "fc":
         assert_same(a, b)
@@ -163,12 +163,30 @@ def variants(args):
     ts = [make_tensor(a, "step") for a in args]
     ts[-1] = make_tensor(args[-1], "negstep")
     out.append(("strided", ts))
+    if len(args) > 1:       # a strided operand beside a broadcast one (stride 0)
+        ts = [make_tensor(a, "step") for a in args]
+        ts[-1] = xa.asarray(args[-1][7])
+        out.append(("strided+scalar", ts))
     return out
+
+
+def _into_strided(name, ts):
+    """op(*ts) written into a step-2 view (a strided output: the loops compute a block,
+    then scatter it)."""
+    opdef = ew.OPS[name]
+    code = CODE[ts[-1].dtype]
+    rcode = opdef.result_code(code)
+    shape = ts[0].shape
+    out = xa.zeros((2 * shape[0] + 1,), ew.DTYPES[rcode])[1::2]
+    return ew.execute(opdef, code, ts, shape, out, name)
 
 
 def run_all(name, args):
     with np.errstate(all="ignore"):
-        return [(label, ew.lax_apply(name, *ts)) for label, ts in variants(args)]
+        res = [(label, ew.lax_apply(name, *ts)) for label, ts in variants(args)]
+        steps = [make_tensor(a, "step") for a in args]
+        res.append(("strided out", _into_strided(name, steps)))
+        return res
 
 
 def _kernel_cases():
@@ -218,7 +236,10 @@ def test_isa_conversions_match_reference(src, dst, isa, restore_isa):
     results = {}
     for which in ("ref", isa):
         CORE.set_isa(which)
-        results[which] = [xa.asarray(x).astype(dst), make_tensor(x, "step").astype(dst)]
+        into = xa.zeros((2 * len(x),), dst)[::-2]      # a strided output
+        xa._tensor.convert_into(into, make_tensor(x, "step"))
+        results[which] = [xa.asarray(x).astype(dst), make_tensor(x, "step").astype(dst),
+                          into, make_tensor(x, "negstep").copy()]
     for g, r in zip(results[isa], results["ref"]):
         same_bits(g, r, f"{src}->{dst} on {isa}")
 

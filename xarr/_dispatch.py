@@ -107,8 +107,16 @@ def operators_pxi():
     return "\n".join(lines) + "\n"
 
 
-# Slot k of the operator fast path: the NumPy function of binary operator / comparison k.
-FAST_SLOTS = tuple(name for _, name in BINARY_OPERATORS + COMPARISON_OPERATORS)
+# Two-operand NumPy functions with no operator that take the same compiled fast path
+# (xa.maximum(a, b) ...), after the operators' slots.
+BINARY_FUNCTIONS = ("maximum", "minimum", "fmod", "arctan2", "hypot", "copysign",
+                    "logaddexp", "logaddexp2", "nextafter", "logical_and", "logical_or",
+                    "logical_xor")
+
+# Slot k of the binary fast path: the NumPy function of binary operator / comparison k,
+# then BINARY_FUNCTIONS.
+FAST_SLOTS = tuple(name for _, name in BINARY_OPERATORS + COMPARISON_OPERATORS) + \
+    BINARY_FUNCTIONS
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ include "_tensor_numpy.pxi"
 # operands may skip the Python rules; -1 otherwise. Filled by the elementwise family,
 # which owns the rules (register_fast_paths).
 cdef enum:
-    MAX_FAST_SLOTS = 32
+    MAX_FAST_SLOTS = 48
 cdef int _fast_kernel[MAX_FAST_SLOTS * kNumDTypes]
 cdef signed char _fast_out[MAX_FAST_SLOTS * kNumDTypes]
 memset(_fast_out, -1, sizeof(_fast_out))

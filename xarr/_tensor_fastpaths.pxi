@@ -61,70 +61,101 @@ cdef object _binop_scalar(Tensor x, object b, int slot, bint scalar_first):
     return out
 
 
-cdef object _binop_broadcast(Tensor x, Tensor y, int op, int od):
-    """x <op> y for same-dtype C-contiguous tensors of different shapes that broadcast
-    (NumPy's rules, right-aligned) into a new row-major result. None when the shapes do
-    not broadcast (the frontend raises the error). ``op`` and ``od`` come from the fast
-    tables, whose entries all have a kernel loop."""
-    cdef int nd = x._ndim if x._ndim > y._ndim else y._ndim
-    cdef int i, ox = nd - x._ndim, oy = nd - y._ndim
+cdef object result_m2m(Tensor t):
+    """The layout an elementwise result takes from its operand t (the frontend's
+    output_layout_for and the compiled fast paths both ask here): None (row-major) for a
+    C-contiguous or tiled t, or one whose strides already order its dims row-major (x[::2],
+    x[::-1, 1:]); otherwise t's dims by |stride|, most minor first, where a size-1 or a
+    broadcast (stride 0) dim says nothing and sorts just outside the next dim to its right.
+    Worked examples: t.T of a row-major f32[2,3] -> (0, 1); broadcast_to(f32[3], (4, 3))
+    (strides (0, 4)) -> None, as NumPy gives a C-ordered result."""
+    cdef int n = t._ndim, i, j, m = 0
+    cdef int64_t k = 0
+    cdef int64_t keys[kMaxDims]
+    cdef int order[kMaxDims]
+    if n <= 1 or (t._flags & F_C_CONTIG) or (t._flags & F_TILED):
+        return None
+    for i in range(n - 1, -1, -1):
+        if t._dims[i] > 1 and t._strides[i] != 0:
+            k = t._strides[i] if t._strides[i] > 0 else -t._strides[i]
+        keys[i] = k
+    for i in range(n - 1, -1, -1):          # a stable insertion sort by key: ties keep
+        j = m                               # the dim to the right more minor
+        while j > 0 and keys[order[j - 1]] > keys[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+        m += 1
+    for j in range(n):
+        if order[j] != n - 1 - j:
+            return tuple([order[i] for i in range(n)])
+    return None
+
+
+def result_layout_of(Tensor t):
+    """minor_to_major of an elementwise result that follows operand t (None: row-major);
+    see result_m2m."""
+    return result_m2m(t)
+
+
+cdef object _ew_broadcast(int op, int dtype, int od, list operands):
+    """op(*operands) for untiled strided tensors of value dtype ``dtype`` whose shapes
+    broadcast (NumPy's rules, right-aligned), into a new tensor of dtype ``od`` laid out
+    as the frontend lays out an elementwise result (the first operand of the full shape
+    with more than one element gives its layout: result_m2m). None when the shapes do not
+    broadcast (the frontend raises the error). ``op`` must have a kernel loop for dtype
+    (the fast tables' entries all do). Example: x.T + y, x[::2, ::2] * 2, x + row."""
+    cdef int nd = 0, i, j, off
     cdef int64_t dims[kMaxDims]
-    cdef int64_t dx, dy
-    cdef Tensor out
-    for i in range(nd):
-        dx = x._dims[i - ox] if i >= ox else 1
-        dy = y._dims[i - oy] if i >= oy else 1
-        if dx == dy or dy == 1:
-            dims[i] = dx
-        elif dx == 1:
-            dims[i] = dy
-        else:
-            return None
-    out = alloc_tensor(od, nd, dims, None, False)
+    cdef int64_t dx
+    cdef Tensor t, out
+    cdef object m2m = None
+    for t in operands:
+        if t._ndim > nd:                # more dims: the shape so far moves right
+            for i in range(nd - 1, -1, -1):
+                dims[i + t._ndim - nd] = dims[i]
+            for i in range(t._ndim - nd):
+                dims[i] = 1
+            nd = t._ndim
+        off = nd - t._ndim
+        for i in range(t._ndim):
+            dx = t._dims[i]
+            if dx == dims[off + i] or dx == 1:
+                continue
+            if dims[off + i] == 1:
+                dims[off + i] = dx
+            else:
+                return None
+    for t in operands:
+        if t._ndim == nd and t._size > 1:
+            for j in range(nd):
+                if t._dims[j] != dims[j]:
+                    break
+            else:
+                m2m = result_m2m(t)
+                break
+    out = alloc_tensor(od, nd, dims, m2m, False)
     if out._size:
-        ew_into(op, x._dtype, out, [x, y])
+        ew_into(op, dtype, out, operands)
     return out
 
 
-cdef bint _row_major_ordered(Tensor t):
-    """A strided (untiled) tensor whose dims' |strides| do not grow from left to right
-    (size-1 dims aside): a row-major view, a slice with steps, a negative step. The
-    frontend gives its elementwise results the row-major layout too (output_layout_for),
-    so the fast paths may take it. A transposed or broadcast (stride 0) view is not."""
-    cdef int64_t prev = 0x7fffffffffffffff, k
-    cdef int i
-    if t._flags & F_TILED:
-        return False
-    if t._flags & F_C_CONTIG:
-        return True
-    for i in range(t._ndim):
-        if t._dims[i] > 1:
-            k = t._strides[i] if t._strides[i] >= 0 else -t._strides[i]
-            if k > prev or k == 0:
-                return False
-            prev = k
-    return True
-
-
-cdef object _binop_strided(Tensor x, object b, int slot, bint scalar_first):
-    """x <op> b (b <op> x when scalar_first) for a row-major-ordered strided x and a
-    same-dtype row-major-ordered tensor or a weak scalar b, into a new row-major result
-    through the strided engine; None when the fast tables have no entry."""
+cdef object _binop_general(Tensor x, object b, int slot, bint scalar_first):
+    """x <op> b (b <op> x when scalar_first) for an untiled strided x of any layout and a
+    same-dtype untiled tensor or a weak scalar b, through the strided engine
+    (_ew_broadcast); None when the fast tables have no entry or b does not qualify."""
     cdef int od = _fast_out[slot * kNumDTypes + x._dtype]
     cdef int op = _fast_kernel[slot * kNumDTypes + x._dtype]
-    cdef Tensor y, out
+    cdef Tensor y
     if od < 0:
         return None
     if type(b) is Tensor:
         y = <Tensor>b
-        if y._dtype != x._dtype or not _row_major_ordered(y):
+        if y._dtype != x._dtype or (y._flags & F_TILED):
             return None
-        return _binop_broadcast(x, y, op, od)
-    out = alloc_tensor(od, x._ndim, x._dims, None, False)
-    if out._size:
-        ew_into(op, x._dtype, out, [scalar_tensor(b, x._dtype), x] if scalar_first
-                else [x, scalar_tensor(b, x._dtype)])
-    return out
+        return _ew_broadcast(op, x._dtype, od, [x, y])
+    return _ew_broadcast(op, x._dtype, od, [scalar_tensor(b, x._dtype), x] if scalar_first
+                         else [x, scalar_tensor(b, x._dtype)])
 
 
 cdef object _bool_as(Tensor m, int dtype):
@@ -139,19 +170,22 @@ cdef object _bool_as(Tensor m, int dtype):
 
 
 cdef object _binop_fast(object a, object b, int slot):
-    """The compiled fast path of a binary operator: same-dtype C-contiguous tensors (same
-    shape, or shapes that broadcast), or a tensor and a weak Python scalar that fits its
-    dtype (_weak_scalar_fits), go straight to the kernels; row-major-ordered strided
-    views (x[::2], x[1:-1, 1:-1], x[::-1]) through the strided engine; None for all else
-    (the Python frontend's rules). ``slot`` is the operator's row in the fast tables
-    (xarr/_dispatch.py FAST_SLOTS). Example: f32[10,10] - f32[1,10] and i32[100] * 3 take
-    this path; i8[3] + 300 (OverflowError) and bool[3] + 1 (int64) do not."""
+    """The compiled fast path of a binary operator or function: same-dtype untiled
+    tensors (same shape, or shapes that broadcast; any strides: x[::2], x.T, x[::-1],
+    broadcast_to views), or a tensor and a weak Python scalar that fits its dtype
+    (_weak_scalar_fits), go straight to the kernels - C-contiguous same-shape operands
+    through one contiguous loop, all else through the strided engine with the frontend's
+    result layout (_ew_broadcast); None for all else (the Python frontend's rules).
+    ``slot`` is the function's row in the fast tables (xarr/_dispatch.py FAST_SLOTS).
+    Example: f32[10,10] - f32[1,10] and i32[100] * 3 take this path; i8[3] + 300
+    (OverflowError) and bool[3] + 1 (int64) do not."""
     cdef Tensor x, y, out
     cdef int od, op
     cdef char* ptrs[3]
     cdef int64_t sizes[3]
-    if type(a) is Tensor and type(b) is Tensor and _lazy_depth == 0 and \
-            ((<Tensor>a)._dtype == kPred) != ((<Tensor>b)._dtype == kPred):
+    if _lazy_depth != 0 or type(a) is not Tensor:
+        return None
+    if type(b) is Tensor and ((<Tensor>a)._dtype == kPred) != ((<Tensor>b)._dtype == kPred):
         # a bool mask with numbers (count + alive, x * mask): NumPy computes in the other
         # operand's dtype, so the mask is converted to it first, as the frontend does
         if (<Tensor>a)._dtype == kPred:
@@ -160,38 +194,32 @@ cdef object _binop_fast(object a, object b, int slot):
             b = _bool_as(<Tensor>b, (<Tensor>a)._dtype)
         if a is None or b is None:
             return None
-    if type(a) is Tensor and _lazy_depth == 0:
-        x = <Tensor>a
-        if (x._flags & F_C_CONTIG) and not (x._flags & F_TILED):
-            if type(b) is Tensor:
-                y = <Tensor>b
-                if (y._dtype == x._dtype and (y._flags & F_C_CONTIG)
-                        and not (y._flags & F_TILED)):
-                    od = _fast_out[slot * kNumDTypes + x._dtype]
-                    op = _fast_kernel[slot * kNumDTypes + x._dtype]
-                    if od >= 0 and (y._shape is x._shape or y._shape == x._shape):
-                        out = _alloc_like_shape(od, x)
-                        ptrs[0] = x._data
-                        ptrs[1] = y._data
-                        ptrs[2] = out._data
-                        sizes[0] = dtype_itemsize(x._dtype)
-                        sizes[1] = sizes[0]
-                        sizes[2] = dtype_itemsize(od)
-                        with nogil:
-                            ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
-                        return out
-                    if od >= 0:
-                        out = _binop_broadcast(x, y, op, od)
-                        if out is not None:
-                            return out
-                elif y._dtype == x._dtype and _row_major_ordered(y):
-                    return _binop_strided(x, y, slot, False)
-            elif _weak_scalar_fits(x._dtype, b):
-                out = _binop_scalar(x, b, slot, False)
-                if out is not None:
-                    return out
-        elif _row_major_ordered(x) and (type(b) is Tensor or _weak_scalar_fits(x._dtype, b)):
-            return _binop_strided(x, b, slot, False)
+    x = <Tensor>a
+    if x._flags & F_TILED:
+        return None
+    if type(b) is Tensor:
+        y = <Tensor>b
+        if (x._flags & F_C_CONTIG) and (y._flags & F_C_CONTIG) and y._dtype == x._dtype \
+                and not (y._flags & F_TILED) and (y._shape is x._shape or y._shape == x._shape):
+            od = _fast_out[slot * kNumDTypes + x._dtype]
+            op = _fast_kernel[slot * kNumDTypes + x._dtype]
+            if od < 0:
+                return None
+            out = _alloc_like_shape(od, x)
+            ptrs[0] = x._data
+            ptrs[1] = y._data
+            ptrs[2] = out._data
+            sizes[0] = dtype_itemsize(x._dtype)
+            sizes[1] = sizes[0]
+            sizes[2] = dtype_itemsize(od)
+            with nogil:
+                ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+            return out
+        return _binop_general(x, y, slot, False)
+    if _weak_scalar_fits(x._dtype, b):
+        if x._flags & F_C_CONTIG:
+            return _binop_scalar(x, b, slot, False)
+        return _binop_general(x, b, slot, False)
     return None
 
 
@@ -216,9 +244,10 @@ def call_binary(object a, object b, int slot, str name):
 def unary_contiguous(object a, tuple per_dtype):
     """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
     (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend
-    builds it, xarr._ops.elementwise._unary_entries), else None. A C-contiguous or
-    row-major-ordered strided, untiled tensor outside ``xa.lazy`` goes straight to the
-    kernel; otherwise None is returned and the caller takes the general path."""
+    builds it, xarr._ops.elementwise._unary_entries), else None. An untiled tensor outside
+    ``xa.lazy`` goes straight to the kernel (a strided one through the strided engine, its
+    result laid out as result_m2m says); otherwise None is returned and the caller takes
+    the general path."""
     cdef Tensor x, out
     cdef int op, od
     cdef char* ptrs[2]
@@ -226,7 +255,7 @@ def unary_contiguous(object a, tuple per_dtype):
     if type(a) is not Tensor or _lazy_depth != 0:
         return None
     x = <Tensor>a
-    if (x._flags & F_TILED) or not _row_major_ordered(x):
+    if x._flags & F_TILED:
         return None
     entry = per_dtype[x._dtype]
     if entry is None:
@@ -235,7 +264,7 @@ def unary_contiguous(object a, tuple per_dtype):
     if not ew_has_loop(op, x._dtype):
         return None
     if not (x._flags & F_C_CONTIG):              # a strided view: the strided engine
-        out = alloc_tensor(od, x._ndim, x._dims, None, False)
+        out = alloc_tensor(od, x._ndim, x._dims, result_m2m(x), False)
         if out._size:
             ew_into(op, x._dtype, out, [x])
         return out
@@ -259,8 +288,8 @@ cdef object _binop_reflected(Tensor x, object b, int slot, str name):
         out = _binop_scalar(x, b, slot, True)
         if out is not None:
             return out
-    elif _lazy_depth == 0 and _row_major_ordered(x) and _weak_scalar_fits(x._dtype, b):
-        out = _binop_strided(x, b, slot, True)
+    elif _lazy_depth == 0 and not (x._flags & F_TILED) and _weak_scalar_fits(x._dtype, b):
+        out = _binop_general(x, b, slot, True)
         if out is not None:
             return out
     return api.binary(name, b, x)

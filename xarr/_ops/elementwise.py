@@ -190,12 +190,11 @@ def to_tensor_or_scalar(v):
 
 def output_layout_for(shape, operands):
     """minor_to_major for a result of ``shape``: the first full-shape operand's layout, so
-    column-major inputs give column-major outputs; None (row-major) otherwise."""
+    column-major inputs give column-major outputs; None (row-major) otherwise
+    (_tensor.result_m2m; the compiled fast paths apply the same rule)."""
     for v in operands:
         if isinstance(v, Tensor) and v.shape == shape and v.size > 1:
-            if v.flags["C_CONTIGUOUS"] or _tensor.is_tiled(v):
-                return None
-            return _tensor.minor_to_major_of(v)
+            return _tensor.result_layout_of(v)
     return None
 
 
@@ -416,6 +415,12 @@ def numpy_apply(name, *operands, out=None):
             res = _lazy_float_op(name, b, a, True)
             if res is not None:
                 return res
+    return numpy_apply_general(name, *operands, out=out)
+
+
+def numpy_apply_general(name, *operands, out=None):
+    """numpy_apply without its fast paths: the rules, step by step (tests compare the fast
+    paths against it)."""
     form, opdef = NUMPY_FUNCTIONS[name]
     label = f"xa.{name}"
     vals = [to_tensor_or_scalar(v) for v in operands]

@@ -241,7 +241,7 @@ XARR_FC_UNARY(Exp2, XARR_MATH::exp2(x), std::pow(C(2), x), true)
 XARR_FC_UNARY(Log2, XARR_MATH::log2(x), std::log(x) / typename C::value_type(0.69314718055994530942), true)
 XARR_FC_UNARY(Log10, XARR_MATH::log10(x), std::log10(x), true)
 XARR_FC_UNARY(RoundEven, std::nearbyint(x), C(std::nearbyint(x.real()), std::nearbyint(x.imag())), false)
-XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x), true)  // (expensive: strided operands gather)
+XARR_FC_UNARY(Sqrt, std::sqrt(x), std::sqrt(x), false)  // (one vector instruction)
 XARR_FC_UNARY(Rsqrt, C(1) / std::sqrt(x), C(1) / std::sqrt(x), true)
 #undef XARR_FC_UNARY
 
