@@ -163,6 +163,9 @@ def variants(args):
     ts = [make_tensor(a, "step") for a in args]
     ts[-1] = make_tensor(args[-1], "negstep")
     out.append(("strided", ts))
+    if len(args) == 3:      # clamp(lo, x, hi) with scalar bounds
+        out.append(("scalar@0,2", [xa.asarray(args[0][7]), xa.asarray(args[1]),
+                                   xa.asarray(args[2][7])]))
     if len(args) > 1:       # a strided operand beside a broadcast one (stride 0)
         ts = [make_tensor(a, "step") for a in args]
         ts[-1] = xa.asarray(args[-1][7])

@@ -433,8 +433,14 @@ cdef class Tensor(TensorOperators):
     def astype(self, dtype, copy=True):
         """The values converted to ``dtype`` (ConvertElementType rules, see SPEC.md)."""
         cdef int code = _dtype_code_of(dtype)
+        cdef Tensor out
         if code == self._dtype and not copy:
             return self
+        if _lazy_depth == 0 and not (self._flags & F_TILED):   # eager: the kernel directly,
+            out = alloc_tensor(code, self._ndim, self._dims, result_m2m(self), False)
+            if out._size:                                        # laid out as the frontend
+                convert_into(out, self)                          # lays out (api.astype)
+            return out
         return api.astype(self, code)
 
     def relayout(self, layout):
@@ -868,7 +874,13 @@ def convert_into(Tensor out, Tensor src):
 
 cdef Tensor copy_dense_of(Tensor t, object m2m):
     cdef Tensor src = as_strided(t)
-    cdef Tensor out = alloc_tensor(src._dtype, src._ndim, src._dims, m2m, False)
+    cdef Tensor out
+    if m2m is None and (src._flags & F_C_CONTIG):      # a row-major copy of a row-major
+        out = _alloc_like_shape(src._dtype, src)       # tensor: one memcpy
+        if out._buf_nbytes:
+            memcpy(out._data, src._data, out._buf_nbytes)
+        return out
+    out = alloc_tensor(src._dtype, src._ndim, src._dims, m2m, False)
     convert_into(out, src)
     return out
 

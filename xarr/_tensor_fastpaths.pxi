@@ -223,6 +223,48 @@ cdef object _binop_fast(object a, object b, int slot):
     return None
 
 
+def flat_view(Tensor t):
+    """The 1-D view of a C-contiguous untiled tensor (its elements in row-major order);
+    None for any other tensor."""
+    cdef int64_t n = t._size
+    cdef int64_t stride = dtype_itemsize(t._dtype)
+    if (t._flags & F_TILED) or not (t._flags & F_C_CONTIG):
+        return None
+    return _view_at(t, 1, &n, &stride, t._data)
+
+
+def same_dtype_apply(int op, list operands):
+    """op(*operands) when every tensor operand is an eager untiled Tensor of one dtype, at
+    least one is, and every other operand is a weak Python scalar that fits that dtype
+    (_weak_scalar_fits), for an op that keeps the dtype and has a kernel loop for it: the
+    result is laid out as the frontend's (_ew_broadcast). None otherwise (the caller's
+    general rules). Used by NumPy functions built on one kernel with those rules: clip
+    (clamp). Example: clip(f32 x.T, 0.2, 0.8) -> one clamp loop, column-major result."""
+    cdef int dtype = -1, i
+    cdef Tensor t
+    if _lazy_depth != 0:
+        return None
+    for v in operands:
+        if type(v) is Tensor:
+            t = <Tensor>v
+            if t._flags & F_TILED or (dtype >= 0 and t._dtype != dtype):
+                return None
+            dtype = t._dtype
+        elif type(v) is not float and type(v) is not int:
+            return None
+    if dtype < 0 or not ew_has_loop(op, dtype):
+        return None
+    ts = []
+    for v in operands:
+        if type(v) is Tensor:
+            ts.append(v)
+        elif _weak_scalar_fits(dtype, v):
+            ts.append(scalar_tensor(v, dtype))
+        else:
+            return None
+    return _ew_broadcast(op, dtype, dtype, ts)
+
+
 cdef object _binop(object a, object b, int slot, str name):
     """A binary operator: the fast path, else api.binary (NotImplemented for operands
     that are not array-like, so Python tries the reflected operator)."""

@@ -22,8 +22,9 @@ from xarr._ops import structural as S
 from xarr._ops.creation import full
 from xarr._ops.elementwise import broadcast_shapes
 from xarr._bindings import reduce as _reduce_kernels
-from xarr._ops.reduction import (MONOIDS, arg_reduce, cumulative, highest, kernel_reduce,
-                                 lowest, reduce)
+from xarr._bindings.scan import scan_into
+from xarr._ops.reduction import (MONOIDS, SCAN_KERNELS, arg_reduce, cumulative, highest,
+                                 kernel_reduce, lowest, reduce)
 from xarr._ops.structural import as_operand, valid_region
 from xarr._tensor import Tensor
 
@@ -107,9 +108,7 @@ def _whole(name, x, axis, keepdims, where, *unset):
     plan = _WHOLE.get((name, code))
     if plan is None:
         plan = _WHOLE[(name, code)] = _whole_plan(name, code)
-    if plan is False or _tensor.lazy_active() or tracing() is not None or \
-            _tensor.is_tiled(x) or (S.has_dynamic_sizes() and S.dynamic_sizes_of(x)) or \
-            (name in ("max", "min") and x.size == 0):
+    if plan is False or not _eager_strided(x) or (name in ("max", "min") and x.size == 0):
         return None
     monoid, plus_zero = plan
     out = _tensor.empty((), code)
@@ -117,6 +116,20 @@ def _whole(name, x, axis, keepdims, where, *unset):
     if plus_zero:
         _tensor.clear_negative_zero(out)
     return out
+
+
+def _eager_strided(x):
+    """Tensor x may go straight to a kernel: no lazy or traced context, untiled, no
+    dynamic sizes (the small-call paths below check this)."""
+    return not _tensor.lazy_active() and tracing() is None and not _tensor.is_tiled(x) \
+        and not (S.has_dynamic_sizes() and S.dynamic_sizes_of(x))
+
+
+def _flat(x):
+    """The elements of eager strided x in row-major order as a 1-D tensor: a view when x
+    is C-contiguous, else a row-major copy."""
+    flat = _tensor.flat_view(x)
+    return flat if flat is not None else _tensor.flat_view(x.copy())
 
 
 def _whole_plan(name, code):
@@ -129,6 +142,7 @@ def _whole_plan(name, code):
 
 
 _WHOLE = {}                                   # (monoid, dtype code) -> plan or False
+_INT64 = CODE_OF[np.dtype(np.int64)]
 _ALL_DIMS = [tuple(range(n)) for n in range(33)]   # up to kMaxDims = 32 dims
 
 
@@ -224,6 +238,10 @@ def _count(x, axes, where):
 
 def mean(x, axis=None, dtype=None, keepdims=False, where=None):
     """NumPy's mean: integers average in float64; float16 accumulates in float32."""
+    if dtype is None and type(x) is Tensor and KINDS[CODE_OF[x.dtype]] in "fc" and \
+            x.dtype != np.float16 and x.dtype != DTYPES[10] and \
+            (s := _whole("add", x, axis, keepdims, where)) is not None:
+        return s / float(x.size)    # the general path's sum and division, without its steps
     x = as_operand(x)
     _check_where(x, where, "mean")
     axes = _np_axes(axis, x.ndim, "mean")
@@ -284,6 +302,13 @@ def std(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
 
 
 def _arg_np(kernel, fn, x, axis, keepdims):
+    if axis is None and not keepdims and type(x) is Tensor and x.size and \
+            KINDS[CODE_OF[x.dtype]] != "c" and _eager_strided(x):
+        # the small-call path: straight to the kernel (a 1-D strided x as it is)
+        flat = x if x.ndim == 1 else _flat(x)
+        out = _tensor.empty((), _INT64)
+        _reduce_kernels.reduce_into(getattr(_reduce_kernels, kernel), out, flat, (0,))
+        return out
     x = as_operand(x)
     if axis is None:
         r = arg_reduce(kernel, x.reshape((x.size,)), 0, np.int64, fn)
@@ -356,6 +381,19 @@ def cumprod(x, axis=None, dtype=None):
 
 
 def _np_cum(op, x, axis, dtype):
+    if dtype is None and type(x) is Tensor and x.ndim and _eager_strided(x) and \
+            _sum_dtype(x.dtype) == x.dtype:
+        # the small-call path: the scan kernel directly (the general path's kernel)
+        src, a = x, None
+        if axis is None:
+            src, a = (x if x.ndim == 1 else _flat(x)), 0
+        elif type(axis) is int and -x.ndim <= axis < x.ndim:
+            a = axis % x.ndim
+        if a is not None:
+            out = _tensor.empty(src.shape, CODE_OF[src.dtype])
+            if out.size:
+                scan_into(SCAN_KERNELS[op], out, src, a)
+            return out
     x = as_operand(x)
     if axis is None or x.ndim == 0:     # (NumPy: a 0-d array counts as 1-d)
         x = x.reshape((x.size,))

@@ -152,10 +152,18 @@ def _where_fast(cond, x, y):
 
 
 _SELECT = E.OPS["select"].code
+_CLAMP = E.OPS["clamp"].code
 
 
 def clip(x, min=None, max=None):  # noqa: A002
-    """Elementwise min(max(x, min), max); either bound may be None."""
+    """Elementwise min(max(x, min), max); either bound may be None. A real tensor with
+    bounds of its dtype or weak Python scalars runs as one clamp kernel (the same bits:
+    clamp is defined as that min of a max, ew_ops.h Clamp)."""
+    if min is not None and max is not None and type(x) is Tensor and \
+            KINDS[CODE_OF[x.dtype]] in "fiu":
+        fast = _tensor.same_dtype_apply(_CLAMP, [min, x, max])
+        if fast is not None:
+            return fast
     if min is not None:
         x = maximum(x, min)  # noqa: F821
     if max is not None:

@@ -358,7 +358,7 @@ def highest(dt):
 
 
 # ------------------------------------------------------------------------ scans
-_SCAN = {"add": SCAN_SUM, "mul": SCAN_PROD, "max": SCAN_MAX, "min": SCAN_MIN}
+SCAN_KERNELS = {"add": SCAN_SUM, "mul": SCAN_PROD, "max": SCAN_MAX, "min": SCAN_MIN}
 _SCAN_NAME = {"add": "cumsum", "mul": "cumprod", "max": "cummax", "min": "cummin"}
 
 
@@ -375,7 +375,7 @@ def _scan_rule(types, axis, op, reverse):
 def _scan_impl(x, axis, op, reverse):
     src = S.rev(x, (axis,)) if reverse else x
     out = _tensor.empty(x.shape, CODE_OF[x.dtype])
-    scan_into(_SCAN[op], out, src, axis)
+    scan_into(SCAN_KERNELS[op], out, src, axis)
     return S.rev(out, (axis,)) if reverse else out
 
 

@@ -404,6 +404,15 @@ template <class Op, class T> void ternary_loop(char* const* args, const int64_t*
       y[i] = store<T>(Op::f(load<T>(x0[i]), load<T>(x1[i]), load<T>(x2[i])));
     return;
   }
+  if (st[0] == 0 && st[1] == ts && st[2] == 0 && st[3] == ts) {   // clamp(lo, x, hi)
+    const auto lo = load<T>(*reinterpret_cast<const T*>(args[0]));
+    const auto hi = load<T>(*reinterpret_cast<const T*>(args[2]));
+    const T* x1 = reinterpret_cast<const T*>(args[1]);
+    T* y = reinterpret_cast<T*>(args[3]);
+    XARR_SIMD
+    for (int64_t i = 0; i < n; ++i) y[i] = store<T>(Op::f(lo, load<T>(x1[i]), hi));
+    return;
+  }
   if constexpr (kVectorStrided) {
     if (n >= kGatherMin) {
       if (st[3] != ts) {
