@@ -355,6 +355,48 @@ def test_threads_bitwise_identical(case, isa, restore_isa, restore_threads):
     same_bits(a2, a1, f"{case} on {isa}: 2 threads vs 1")
 
 
+def _family_cases(n):
+    """One operation per kernel family of csrc/core/threading.h on about n elements:
+    (family, function of an rng -> result)."""
+    def data(rng, shape, dt=xa.float32):
+        return random_array(rng, shape, dt, specials=0)
+    return [
+        ("cheap", lambda r: xa.asarray(data(r, (n,))) + make_tensor(data(r, (n,)), "step")),
+        ("expensive", lambda r: xa.exp(make_tensor(data(r, (n,)), "negstep"))),
+        ("copy", lambda r: make_tensor(data(r, (n,), xa.float64), "step").astype(xa.float16)),
+        ("reduce", lambda r: xa.asarray(data(r, (n,))).sum()),
+        ("reduce", lambda r: xa.asarray(data(r, (n,))).argmax()),
+        ("scan", lambda r: xa.cumsum(xa.asarray(data(r, (8, n // 8))), axis=1)),
+        ("scan", lambda r: xa.cumsum(make_tensor(data(r, (n // 8, 8)), "transposed"),
+                                      axis=0)),
+    ]
+
+
+@pytest.mark.parametrize("family", sorted(CORE.get_parallel_min()))
+def test_family_thresholds_keep_the_bits(family, restore_threads):
+    """Each kernel family's measured thread threshold (threading.h, set in isa.cpp): on
+    each side of it, and with the threshold moved to 0 (every size threaded), 2 threads
+    give the bits of 1 thread."""
+    pm = CORE.get_parallel_min()[family]
+    assert 0 < pm < 1 << 20
+    try:
+        for n in (pm - 8, pm + 8, 1000):
+            for fam, case in _family_cases(n):
+                if fam != family:
+                    continue
+                got = {}
+                for threads, threshold in ((1, pm), (2, pm), (2, 0)):
+                    CORE.set_num_threads(threads)
+                    CORE.set_parallel_min(family, threshold)
+                    got[threads, threshold] = to_np(case(np.random.default_rng(n))).copy()
+                for key in ((2, pm), (2, 0)):
+                    same_bits(got[key], got[1, pm], f"{family} n={n} {key}")
+    finally:
+        CORE.set_parallel_min(family, pm)
+    with pytest.raises(ValueError, match="unknown kernel family"):
+        CORE.set_parallel_min("bogus", 1)
+
+
 @pytest.mark.parametrize("dt", [xa.float32, xa.int64, xa.complex128], ids=str)
 def test_threaded_results_are_correct(dt, restore_threads):
     """Two threads on large non-contiguous / broadcast operands give NumPy's values, on

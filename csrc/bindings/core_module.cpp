@@ -83,6 +83,21 @@ PYBIND11_MODULE(_core, m) {
     xarr::set_num_threads(n);
   });
   m.attr("parallel_min_elements") = xarr::kParallelMinElements;
+  m.def("get_parallel_min", [] {
+    py::dict d;
+    for (int f = 0; f < xarr::kNumParFamilies; ++f)
+      d[py::str(xarr::parallel_family_name(f))] = xarr::parallel_min(f);
+    return d;
+  }, "{kernel family: element count from which it uses several threads} (threading.h).");
+  m.def("set_parallel_min", [](const std::string& family, int64_t n) {
+    for (int f = 0; f < xarr::kNumParFamilies; ++f)
+      if (family == xarr::parallel_family_name(f)) {
+        if (n < 0) throw std::invalid_argument("set_parallel_min: n must be >= 0");
+        xarr::set_parallel_min(f, n);
+        return;
+      }
+    throw std::invalid_argument("set_parallel_min: unknown kernel family '" + family + "'");
+  }, "Moves a family's thread threshold (for tools/thread_thresholds.py and tests).");
 
   m.def("ew_ops", [] {
     py::dict d;

@@ -180,7 +180,8 @@ int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* d
   if (op < 0 || op >= kNumEwOps || dtype < 0 || dtype >= kNumDTypes) return -1;
   LoopFn fn = active_ew_table().loops[op][dtype];
   if (!fn) return -1;
-  run_nary(fn, nargs, ptrs, ndim, dims, strides);
+  run_nary(fn, nargs, ptrs, ndim, dims, strides,
+           parallel_min(ew_op_expensive(op) ? kParExpensive : kParCheap));
   return 0;
 }
 
@@ -189,11 +190,12 @@ int ew_run_contiguous(int op, int dtype, int nargs, char** ptrs, const int64_t* 
   if (op < 0 || op >= kNumEwOps || dtype < 0 || dtype >= kNumDTypes) return -1;
   LoopFn fn = active_ew_table().loops[op][dtype];
   if (!fn) return -1;
-  if (n < kParallelMinElements) {
+  const int64_t min_parallel = parallel_min(ew_op_expensive(op) ? kParExpensive : kParCheap);
+  if (n < min_parallel) {
     if (n > 0) fn(ptrs, itemsizes, n);
     return 0;
   }
-  run_nary(fn, nargs, ptrs, 1, &n, itemsizes);
+  run_nary(fn, nargs, ptrs, 1, &n, itemsizes, min_parallel);
   return 0;
 }
 
@@ -203,7 +205,7 @@ int ew_convert(int src_dtype, int dst_dtype, char** ptrs, int ndim, const int64_
     return -1;
   LoopFn fn = active_ew_table().convert[src_dtype][dst_dtype];
   if (!fn) return -1;
-  run_nary(fn, 2, ptrs, ndim, dims, strides);
+  run_nary(fn, 2, ptrs, ndim, dims, strides, parallel_min(kParCopy));
   return 0;
 }
 

@@ -3,9 +3,12 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "core/threading.h"
 
 namespace xarr {
 
@@ -85,6 +88,29 @@ void set_active_isa(int isa) {
 }
 
 int get_num_threads() { return omp_get_max_threads(); }
+
+namespace {
+// Measured on Zen 3 (AMD EPYC VM, 2 cores, AVX2), f32, contiguous, by
+// tools/thread_thresholds.py (docs/performance.md, "Thread thresholds"): add 32k, exp 8k,
+// astype 32k, sum 64k, cumsum over 64 lines 4k elements in all.
+std::atomic<int64_t> g_parallel_min[kNumParFamilies] = {
+    {32768}, {8192}, {32768}, {65536}, {4096}};
+const char* const kParFamilyNames[kNumParFamilies] = {"cheap", "expensive", "copy",
+                                                      "reduce", "scan"};
+}  // namespace
+
+int64_t parallel_min(int family) {
+  return family >= 0 && family < kNumParFamilies
+             ? g_parallel_min[family].load(std::memory_order_relaxed)
+             : kParallelMinElements;
+}
+void set_parallel_min(int family, int64_t n) {
+  if (family >= 0 && family < kNumParFamilies && n >= 0)
+    g_parallel_min[family].store(n, std::memory_order_relaxed);
+}
+const char* parallel_family_name(int family) {
+  return family >= 0 && family < kNumParFamilies ? kParFamilyNames[family] : "unknown";
+}
 void set_num_threads(int n) { omp_set_num_threads(n < 1 ? 1 : n); }
 
 }  // namespace xarr

@@ -10,8 +10,25 @@
 
 namespace xarr {
 
-// Elementwise work below this many elements stays on one thread (fork/join costs ~2 us).
+// Work below this many elements stays on one thread (fork/join costs ~2 us): the default
+// of the kernels that have no measured family threshold below (indexing, iota, fusions).
 constexpr int64_t kParallelMinElements = 1 << 16;
+
+// The element count from which a kernel family splits its work over threads, measured
+// per family (tools/thread_thresholds.py: the smallest size from which 2 threads beat 1
+// at every larger size; docs/performance.md, "Thread thresholds"). Read at every call, so
+// the measuring tool can move them (set_parallel_min); the defaults live in isa.cpp.
+enum ParallelFamily : int {
+  kParCheap = 0,      // elementwise ops of a few instructions (add, compare, abs ...)
+  kParExpensive = 1,  // elementwise ops with an `expensive` functor (exp, sin, pow ...)
+  kParCopy = 2,       // copies and dtype conversions (copy_strided, astype)
+  kParReduce = 3,     // reductions (sum, max, argmax ...)
+  kParScan = 4,       // scans (cumsum ...), which split over independent lines only
+  kNumParFamilies = 5
+};
+int64_t parallel_min(int family);
+void set_parallel_min(int family, int64_t n);   // n >= 0
+const char* parallel_family_name(int family);   // "cheap", "expensive", ...
 
 // Loops over items [0, n) on `nt` OpenMP threads, inline when nt <= 1: an OpenMP region
 // costs ~1 us even with one thread (libgomp builds a team), most of a small reduction.

@@ -102,7 +102,7 @@ struct Cascade {
   }
 };
 
-int threads_for(int64_t total) { return total >= kParallelMinElements ? get_num_threads() : 1; }
+int threads_for(int64_t total) { return total >= parallel_min(kParReduce) ? get_num_threads() : 1; }
 
 // Largest base * 2^c <= limit (at least base).
 int64_t pow2_multiple(int64_t base, int64_t limit) {

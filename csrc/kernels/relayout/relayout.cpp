@@ -103,7 +103,7 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
       strides[ndim + d] = dst_strides[d];
     }
     LoopFn loop = copy_loop_for(itemsize);
-    run_nary(loop, 2, ptrs, ndim, dims, strides);
+    run_nary(loop, 2, ptrs, ndim, dims, strides, parallel_min(kParCopy));
     return;
   }
   TransposePanelFn panel = panel_for(isa, itemsize);
