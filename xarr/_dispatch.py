@@ -82,8 +82,8 @@ def operators_pxi():
     """Cython source of ``TensorOperators``, Tensor's base class: each binary operator,
     in-place operator and comparison is slot k of the compiled fast path (_binop /
     _binop_reflected / _inplace in xarr/_tensor_fastpaths.pxi, k = its row in
-    BINARY_OPERATORS + COMPARISON_OPERATORS); unary operators go to the registered entry
-    points."""
+    BINARY_OPERATORS + COMPARISON_OPERATORS); unary operators go to call_unary (the
+    compiled one-operand path, then the registered entry points)."""
     lines = ["# Generated from xarr/_dispatch.py by CMake: do not edit.",
              "cdef class TensorOperators:",
              '    """The Python operators of Tensor (xarr/_dispatch.py\'s tables)."""']
@@ -103,7 +103,7 @@ def operators_pxi():
         slot += 1
     for stem, name in UNARY_OPERATORS:
         lines += [f"    def __{stem}__(self):",
-                  f"        return api.numpy_apply({name!r}, self)"]
+                  f"        return call_unary(self, {name!r})"]
     return "\n".join(lines) + "\n"
 
 

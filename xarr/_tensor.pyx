@@ -259,7 +259,14 @@ cdef class Tensor(TensorOperators):
     @property
     def T(self):
         """The transpose (reversed dims) as a view."""
-        return self.transpose()
+        cdef Tensor src = as_strided(self)
+        cdef Tensor out = view_of(src)
+        cdef int n = src._ndim, i
+        for i in range(n):
+            out._dims[i] = src._dims[n - 1 - i]
+            out._strides[i] = src._strides[n - 1 - i]
+        finish_view(out, n)
+        return out
 
     @property
     def mT(self):

@@ -283,6 +283,23 @@ def call_binary(object a, object b, int slot, str name):
     return api.numpy_apply(name, a, b)
 
 
+cdef dict _unary_entries = {}    # NumPy function name -> api.unary_entries(name)
+
+
+def call_unary(object x, str name):
+    """A one-operand NumPy function without ``out=`` (-t, abs(t), xa.exp(t)): the compiled
+    path (unary_contiguous) with the function's per-dtype entries, else the frontend."""
+    cdef object entries = _unary_entries.get(name)
+    cdef object res
+    if entries is None:
+        entries = _unary_entries[name] = api.unary_entries(name)
+    if entries:
+        res = unary_contiguous(x, entries)
+        if res is not None:
+            return res
+    return api.numpy_apply(name, x)
+
+
 def unary_contiguous(object a, tuple per_dtype):
     """The compiled fast path of a one-operand NumPy function: ``per_dtype[dtype code]`` is
     (kernel op, result dtype code) when that dtype may skip the Python rules (the frontend

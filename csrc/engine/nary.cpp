@@ -32,11 +32,18 @@ bool simplify(Plan& p, int nargs, int ndim, const int64_t* dims, const int64_t* 
     for (int a = 0; a < out; ++a) s += std::llabs(strides[a * ndim + d]);
     return s;
   };
-  // Outermost first: larger output stride first, ties by larger summed input stride.
-  std::stable_sort(order, order + k, [&](int x, int y) {
+  // Outermost first: larger output stride first, ties by larger summed input stride. A
+  // stable insertion sort: k <= 32, and std::stable_sort may allocate a buffer per call.
+  auto before = [&](int x, int y) {
     if (key_out(x) != key_out(y)) return key_out(x) > key_out(y);
     return key_in(x) > key_in(y);
-  });
+  };
+  for (int i = 1; i < k; ++i) {
+    const int d = order[i];
+    int j = i;
+    for (; j > 0 && before(d, order[j - 1]); --j) order[j] = order[j - 1];
+    order[j] = d;
+  }
   int n = 0;
   for (int i = 0; i < k; ++i) {
     int d = order[i];

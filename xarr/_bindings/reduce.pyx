@@ -9,7 +9,8 @@ axes, which dtype, init values) are xarr/_ops/reduction.py's.
 from libc.stdint cimport int64_t
 
 from xarr._capi cimport dtype_itemsize, kMaxDims, kS64
-from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided, buffers_overlap
+from xarr._tensor cimport (F_TILED, F_WRITEABLE, Tensor, alloc_tensor, as_strided,
+                           buffers_overlap)
 
 from xarr._dtypes import DTYPES
 
@@ -33,6 +34,40 @@ REDUCE_NAMES = tuple([reduce_op_name(op).decode().lower() for op in range(kNumRe
 def reduce_has_kernel(int op, int dtype):
     """True when the active ISA has a reduction kernel for (op, dtype code)."""
     return bool(reduce_supported(op, dtype, -1))
+
+
+def reduce_whole(int op, Tensor src):
+    """The reduction ``op`` of every element of untiled ``src`` into a new 0-d tensor of
+    src's dtype (REDUCE_ARGMAX / ARGMIN: the int64 flat index, src 1-D and not empty):
+    reduce_into's kernel call without its argument checks, for the callers that have
+    made them (the whole-tensor small-call paths, xarr/_numpy/reductions.py). Worked
+    example: reduce_whole(REDUCE_SUM, f32[3,4]) -> f32[] holding the pairwise sum."""
+    cdef int64_t dst_strides[kMaxDims]
+    cdef int64_t dims[kMaxDims]
+    cdef int i, rc, nd = src._ndim
+    cdef bint arg = op == kReduce_ARGMAX or op == kReduce_ARGMIN
+    cdef Tensor out
+    if (src._flags & F_TILED) or not 0 <= op < kNumReduceOps or \
+            (arg and (nd != 1 or src._size == 0)):
+        raise ValueError(f"reduce_whole: op {op} on a tensor of shape {src._shape}")
+    out = alloc_tensor(kS64 if arg else src._dtype, 0, NULL, None, False)
+    for i in range(nd):
+        dims[i] = src._dims[i]
+        dst_strides[i] = 0
+        if src._strides[i] == 0 and dims[i] > 1 and \
+                op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
+            dims[i] = 1          # idempotent over a broadcast dim (see reduce_into)
+    try:
+        with nogil:
+            rc = reduce_run(op, src._dtype, src._data, nd, dims, src._strides, dst_strides,
+                            out._data)
+    except MemoryError:
+        raise MemoryError(f"reduce {REDUCE_NAMES[op]}: reducing a tensor of shape "
+                          f"{src._shape} needs more scratch memory than is available") \
+            from None
+    if rc != 0:
+        raise TypeError(f"reduce {REDUCE_NAMES[op]}: not defined for {DTYPES[src._dtype]}")
+    return out
 
 
 def reduce_into(int op, Tensor out, Tensor src, axes):

@@ -111,8 +111,7 @@ def _whole(name, x, axis, keepdims, where, *unset):
     if plan is False or not _eager_strided(x) or (name in ("max", "min") and x.size == 0):
         return None
     monoid, plus_zero = plan
-    out = _tensor.empty((), code)
-    _reduce_kernels.reduce_into(monoid, out, x, _ALL_DIMS[x.ndim])
+    out = _reduce_kernels.reduce_whole(monoid, x)
     if plus_zero:
         _tensor.clear_negative_zero(out)
     return out
@@ -142,8 +141,8 @@ def _whole_plan(name, code):
 
 
 _WHOLE = {}                                   # (monoid, dtype code) -> plan or False
-_INT64 = CODE_OF[np.dtype(np.int64)]
-_ALL_DIMS = [tuple(range(n)) for n in range(33)]   # up to kMaxDims = 32 dims
+_ARG_KERNELS = {"REDUCE_ARGMAX": _reduce_kernels.REDUCE_ARGMAX,
+                "REDUCE_ARGMIN": _reduce_kernels.REDUCE_ARGMIN}
 
 
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
@@ -305,10 +304,8 @@ def _arg_np(kernel, fn, x, axis, keepdims):
     if axis is None and not keepdims and type(x) is Tensor and x.size and \
             KINDS[CODE_OF[x.dtype]] != "c" and _eager_strided(x):
         # the small-call path: straight to the kernel (a 1-D strided x as it is)
-        flat = x if x.ndim == 1 else _flat(x)
-        out = _tensor.empty((), _INT64)
-        _reduce_kernels.reduce_into(getattr(_reduce_kernels, kernel), out, flat, (0,))
-        return out
+        return _reduce_kernels.reduce_whole(_ARG_KERNELS[kernel],
+                                            x if x.ndim == 1 else _flat(x))
     x = as_operand(x)
     if axis is None:
         r = arg_reduce(kernel, x.reshape((x.size,)), 0, np.int64, fn)

@@ -10,7 +10,7 @@ import numpy as np
 from xarr import _tensor
 from xarr._bindings.elementwise import run_elementwise
 from xarr._dispatch import FAST_SLOTS, register
-from xarr._tensor import Tensor, call_binary
+from xarr._tensor import Tensor, call_binary, call_unary
 from xarr._dtypes import CODE_OF, KINDS, bool_, float64
 from xarr._ops import elementwise as E
 from xarr._ops.conversion import asarray
@@ -22,6 +22,8 @@ __all__ = []
 def _numpy_function(name, arity):
     if arity == 1:
         def fn(x, /, *, out=None):
+            if out is None:
+                return call_unary(x, name)
             return E.numpy_apply(name, x, out=out)
     elif name in FAST_SLOTS:         # the operators' compiled fast path first
         slot = FAST_SLOTS.index(name)

@@ -654,4 +654,5 @@ _UNARY_FAST = {}
 # table of every elementwise ISA table; the fused executor runs it as FUSED_CONVERT).
 register_op(Op("convert", "elementwise"))
 _tensor.register_fast_paths(_fast_path_entries())
-register(numpy_apply=numpy_apply, binary=binary, inplace=inplace, astype=astype)
+register(numpy_apply=numpy_apply, binary=binary, inplace=inplace, astype=astype,
+         unary_entries=_unary_entries)

@@ -102,7 +102,11 @@ struct Cascade {
   }
 };
 
-int threads_for(int64_t total) { return total >= parallel_min(kParReduce) ? get_num_threads() : 1; }
+// The reduce family's threshold counts 4-byte elements (it was measured on f32): a bool
+// reduction, 1 byte an element, stays on one thread up to 4x as many elements.
+int threads_for(int64_t total, int acc_size) {
+  return total * acc_size >= parallel_min(kParReduce) * 4 ? get_num_threads() : 1;
+}
 
 // Largest base * 2^c <= limit (at least base).
 int64_t pow2_multiple(int64_t base, int64_t limit) {
@@ -127,7 +131,7 @@ void run_horizontal(const ReduceKernel& k, const char* src, char* dst, const Out
   const int64_t nout = out.count();
   const int64_t nrows = rows.end;
   const int64_t per = nrows * n0;
-  const int nt = threads_for(nout * per);
+  const int nt = threads_for(nout * per, k.acc_size);
   const int levels = cascade_levels(nrows);
   if (nout >= 16 || per < 2 * kUnit) {
     // Chunks of up to 16 outputs, but at least 8 chunks per thread: [16, 1M] must not
@@ -210,7 +214,7 @@ void run_vertical(const ReduceKernel& k, const char* src, char* dst, const Outer
                   Dim col, const RowSpan& rows) {
   const int64_t nrows = rows.end;
   const int64_t nout = out.count();
-  const int nt = threads_for(nout * col.n * nrows);
+  const int nt = threads_for(nout * col.n * nrows, k.acc_size);
   const int64_t W = strip_width(col.n, k.acc_size, nout, nt);
   const int64_t strips = (col.n + W - 1) / W;
   const int64_t items = nout * strips;
@@ -283,7 +287,7 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
              bool horizontal, Dim col) {
   const int64_t nout = out.count();
   if (horizontal) {
-    const int nt = threads_for(nout * red.n);
+    const int nt = threads_for(nout * red.n, k.acc_size);
     if (nout >= 16 || red.n < 2 * kUnit) {
       parallel_for(nt, nout, [&](int64_t o) {
         int64_t so, dof, idx;
@@ -312,7 +316,7 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
     }
     return;
   }
-  const int nt = threads_for(nout * col.n * red.n);
+  const int nt = threads_for(nout * col.n * red.n, k.acc_size);
   const int64_t W = strip_width(col.n, k.acc_size, nout, nt);
   const int64_t strips = (col.n + W - 1) / W;
   const int64_t items = nout * strips;

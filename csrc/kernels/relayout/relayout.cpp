@@ -67,9 +67,13 @@ int sort_dims(int ndim, const int64_t* dims, const int64_t* sst, const int64_t* 
   int k = 0;
   for (int d = 0; d < ndim; ++d)
     if (dims[d] != 1) order[k++] = d;
-  std::stable_sort(order, order + k, [&](int a, int b) {
-    return std::llabs(dst[a]) > std::llabs(dst[b]);
-  });
+  for (int i = 1; i < k; ++i) {   // a stable insertion sort (k <= 32; no allocation)
+    const int d = order[i];
+    int j = i;
+    for (; j > 0 && std::llabs(dst[d]) > std::llabs(dst[order[j - 1]]); --j)
+      order[j] = order[j - 1];
+    order[j] = d;
+  }
   for (int i = 0; i < k; ++i) {
     od[i] = dims[order[i]];
     os[i] = sst[order[i]];
@@ -124,11 +128,8 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
   const bool stream = aligned && total_bytes >= (int64_t{8} << 20) && isa >= kIsaAvx2;
   int nt = total_bytes >= (int64_t{1} << 18) ? get_num_threads() : 1;
   if (items < nt) nt = static_cast<int>(items);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
-    const int t = omp_get_thread_num();
-    const int n = omp_get_num_threads();
-    const int64_t begin = items * t / n, end = items * (t + 1) / n;
+  // (One thread runs the items inline: even an if(false) OpenMP region costs ~1 us.)
+  auto run = [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       int64_t o = item / nblocks;
       const int64_t b = item % nblocks;
@@ -145,6 +146,16 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
       const int64_t ni = std::min(BI, od[I] - i0);
       panel(s + i0 * os[I], os[J], d + i0 * odst[I], odst[I], ni, od[J], stream);
     }
+  };
+  if (nt <= 1) {
+    run(0, items);
+    return;
+  }
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const int n = omp_get_num_threads();
+    run(items * t / n, items * (t + 1) / n);
   }
 }
 

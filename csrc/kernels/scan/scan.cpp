@@ -95,8 +95,7 @@ void scan_typed(const char* src, int ndim, const int64_t* dims, const int64_t* s
   const int64_t n = dims[axis];
   const int64_t work = n_outer * lines * n;
   const int no = static_cast<int>(outer.size());
-#pragma omp parallel for schedule(static) if (work >= parallel_min(kParScan) && n_outer > 1)
-  for (int64_t o = 0; o < n_outer; ++o) {
+  auto group = [&](int64_t o) {
     int64_t rem = o, so = 0, dof = 0;
     for (int k = no - 1; k >= 0; --k) {
       const int d = outer[k];
@@ -106,7 +105,9 @@ void scan_typed(const char* src, int ndim, const int64_t* dims, const int64_t* s
       dof += i * ds[d];
     }
     scan_lines<T, OP>(src + so, s_in, ss[axis], dst + dof, d_in, ds[axis], lines, n);
-  }
+  };
+  const int nt = work >= parallel_min(kParScan) && n_outer > 1 ? get_num_threads() : 1;
+  parallel_for(nt, n_outer, group);   // (inline on one thread: no OpenMP region)
 }
 
 template <int OP> int scan_op(int dtype, const char* src, int ndim, const int64_t* dims,
