@@ -98,11 +98,12 @@ def result_layout_of(Tensor t):
     return result_m2m(t)
 
 
-cdef object _ew_broadcast(int op, int dtype, int od, list operands):
+cdef object _ew_broadcast(int op, int dtype, int od, list operands, int layout_from=0):
     """op(*operands) for untiled strided tensors of value dtype ``dtype`` whose shapes
     broadcast (NumPy's rules, right-aligned), into a new tensor of dtype ``od`` laid out
     as the frontend lays out an elementwise result (the first operand of the full shape
-    with more than one element gives its layout: result_m2m). None when the shapes do not
+    with more than one element, from operands[layout_from] on, gives its layout:
+    result_m2m). None when the shapes do not
     broadcast (the frontend raises the error). ``op`` must have a kernel loop for dtype
     (the fast tables' entries all do). Example: x.T + y, x[::2, ::2] * 2, x + row."""
     cdef int nd = 0, i, j, off
@@ -126,7 +127,7 @@ cdef object _ew_broadcast(int op, int dtype, int od, list operands):
                 dims[off + i] = dx
             else:
                 return None
-    for t in operands:
+    for t in operands[layout_from:]:
         if t._ndim == nd and t._size > 1:
             for j in range(nd):
                 if t._dims[j] != dims[j]:
@@ -231,6 +232,42 @@ def flat_view(Tensor t):
     if (t._flags & F_TILED) or not (t._flags & F_C_CONTIG):
         return None
     return _view_at(t, 1, &n, &stride, t._data)
+
+
+def where_fast(object cond, object x, object y, int select_op):
+    """where(cond, x, y) for an eager untiled bool tensor cond and x, y tensors of one
+    float or complex dtype or Python numbers that dtype holds as weak scalars (NumPy 2:
+    where(m, f32_t, 0.0) stays float32; a float16's range keeps any float dtype from
+    overflowing): one select kernel, laid out by x and y (as the frontend's where).
+    None for everything else (xarr/_numpy/ufuncs.py where's general rules)."""
+    cdef Tensor c, t
+    cdef int dtype = -1
+    cdef char k
+    if type(cond) is not Tensor or _lazy_depth != 0:
+        return None
+    c = <Tensor>cond
+    if c._dtype != kPred or (c._flags & F_TILED):
+        return None
+    for v in (x, y):
+        if type(v) is Tensor:
+            t = <Tensor>v
+            if (t._flags & F_TILED) or (dtype >= 0 and t._dtype != dtype):
+                return None
+            dtype = t._dtype
+    if dtype < 0:
+        return None
+    k = dtype_kind(dtype)
+    if k != b'f'[0] and k != b'c'[0]:
+        return None
+    ops = [c]
+    for v in (x, y):
+        if type(v) is Tensor:
+            ops.append(v)
+        elif (type(v) is float or type(v) is int) and -65504 <= v <= 65504:
+            ops.append(scalar_tensor(v, dtype))
+        else:
+            return None
+    return _ew_broadcast(select_op, dtype, dtype, ops, 1)
 
 
 def same_dtype_apply(int op, list operands):

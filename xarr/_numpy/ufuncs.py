@@ -8,7 +8,6 @@ elementwise functions NumPy builds from several ops: ``where``, ``clip``, ``roun
 import numpy as np
 
 from xarr import _tensor
-from xarr._bindings.elementwise import run_elementwise
 from xarr._dispatch import FAST_SLOTS, register
 from xarr._tensor import Tensor, call_binary, call_unary
 from xarr._dtypes import CODE_OF, KINDS, bool_, float64
@@ -100,7 +99,7 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("xa.where: either both or neither of x and y should be given")
-    fast = _where_fast(condition, x, y)
+    fast = _tensor.where_fast(condition, x, y, _SELECT)
     if fast is not None:
         return fast
     cond = asarray(condition)
@@ -115,42 +114,6 @@ def where(condition, x=None, y=None):
     ops = [E.as_operand("xa.where", cond, CODE_OF[bool_], rec)]
     ops += [E.as_operand("xa.where", v, code, rec) for v in vals]
     return E.execute(E.OPS["select"], code, ops, shape, None, "xa.where", rec)
-
-
-def _where_fast(cond, x, y):
-    """The small-call path of where: an eager bool tensor choosing between a tensor and a
-    tensor of the same dtype or a Python number a float/complex dtype holds (NumPy 2's
-    weak scalar: where(m, f32_t, 0.0) stays float32). Straight to the select kernel; None
-    for everything else (the general rules above)."""
-    if type(cond) is not Tensor or cond.dtype != bool_ or _tensor.lazy_active():
-        return None
-    t = x if type(x) is Tensor else y
-    if type(t) is not Tensor:
-        return None
-    code = CODE_OF[t.dtype]
-    if KINDS[code] not in "fc":
-        return None
-    ops = [cond]
-    for v in (x, y):
-        if type(v) is Tensor:
-            if v.dtype != t.dtype:
-                return None
-            ops.append(v)
-        elif type(v) in (float, int) and -65504 <= v <= 65504:   # (float16's range: no
-            #                                       overflow in any float dtype)
-            ops.append(_tensor.scalar_tensor(v, code))
-        else:
-            return None
-    shape = cond.shape
-    for o in ops[1:]:
-        if o.shape != shape and o.ndim:
-            shape = E.broadcast_shapes(cond.shape, *[o.shape for o in ops[1:]],
-                                       op="xa.where")
-            break
-    out = _tensor.empty(shape, code, E.output_layout_for(shape, ops[1:]))
-    if out.size:
-        run_elementwise(_SELECT, code, out, [_tensor.strided(o) for o in ops])
-    return out
 
 
 _SELECT = E.OPS["select"].code
