@@ -143,7 +143,7 @@ def workloads():
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
         indexing_rows(a, xa_a) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t) + \
-        call_rows() + kernel_rows(), \
+        call_rows() + kernel_rows() + sweep_rows(), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
 
@@ -312,6 +312,21 @@ def call_rows():
     import small_calls
     return [("call_" + key, label + " (per call)", np_fn, xa_fn, per_call, None)
             for key, label, np_fn, xa_fn in small_calls.patterns()]
+
+
+def sweep_rows():
+    """The size sweep of issue 13 (benchmarks/sweep.py) at 100, 10k and 100k f32 elements
+    (the operands of every row are made up front; sweep.py itself runs 1M and 16M), keys
+    sweep_<op>_<kind>_<size>."""
+    import sweep
+    rows = []
+    for op in sweep.OPS:
+        for kind in sweep.KINDS:
+            for n in (100, 10_000, 100_000):
+                np_fn, xa_fn = sweep.cell(op, kind, n)
+                rows.append((f"sweep_{op}_{kind}_{n}", f"{op} {kind} {n:,} f32", np_fn,
+                             xa_fn, best, None))
+    return rows
 
 
 def kernel_rows():

@@ -61,65 +61,53 @@ def _ops(xp):
 
 
 OPS = list(_ops(np))
+ops_of = _ops          # (for the tests: the same definitions on any namespace)
 
 
 def _grid(n):
     """(rows, cols) with rows * cols == n for the 2-D kinds, as square as n allows:
     100 -> (10, 10), 1000 -> (40, 25), 100000 -> (400, 250)."""
+    if n == 0:
+        return 0, 1
     cols = math.isqrt(n)
     while n % cols:
         cols -= 1
     return n // cols, cols
 
 
-def numpy_operands(kind, n, dtype="float32", seed=0):
-    """(x, y): the NumPy views of ``kind`` with n logical elements each; y is None-free so
-    every op can take both. Values are in [0, 1) so sqrt/log-like ops stay finite."""
+def _bases_and_views(kind, n, dtype, seed):
+    """[(base array, view function)] for x and y of ``kind`` with n logical elements each.
+    Values are in [0, 1) so sqrt/log-like ops stay finite."""
     rng = np.random.default_rng(seed)
 
     def draw(shape):
         return rng.random(shape, dtype=np.float64).astype(dtype)
+
+    def same(b):
+        return b
     r, c = _grid(n)
     if kind == "contiguous":
-        return draw(n), draw(n)
+        return [(draw(n), same), (draw(n), same)]
     if kind == "strided":
-        return draw(2 * n)[::2], draw(2 * n)[::2]
+        return [(draw(2 * n), lambda b: b[::2]), (draw(2 * n), lambda b: b[::2])]
     if kind == "strided2d":
-        return draw((2 * r, 2 * c))[::2, ::2], draw((2 * r, 2 * c))[::2, ::2]
+        return [(draw((2 * r, 2 * c)), lambda b: b[::2, ::2]),
+                (draw((2 * r, 2 * c)), lambda b: b[::2, ::2])]
     if kind == "negstep":
-        return draw(n)[::-1], draw(n)[::-1]
+        return [(draw(n), lambda b: b[::-1]), (draw(n), lambda b: b[::-1])]
     if kind == "transposed":
-        return draw((c, r)).T, draw((r, c))
+        return [(draw((c, r)), lambda b: b.T), (draw((r, c)), same)]
     if kind == "broadcast":
-        return draw((r, c)), draw(c)
+        return [(draw((r, c)), same), (draw(c), same)]
     raise ValueError(f"sweep: unknown operand kind {kind!r}; expected one of {KINDS}")
 
 
-def xarr_view(np_view):
-    """The same view over an xarr copy of the NumPy base array (strides kept)."""
-    base = np_view.base if np_view.base is not None else np_view
-    t = xa.asarray(np.ascontiguousarray(base))
-    if np_view.base is None:
-        return t
-    return _same_view(np_view, base, t)
-
-
-def _same_view(view, base, t):
-    # Rebuild the view by slicing: the byte offset and strides of `view` within `base`.
-    if view.ndim == base.ndim and view.shape == base.shape[::-1] and view.strides == \
-            base.strides[::-1]:
-        return t.T
-    if view.ndim == 1 and view.strides[0] < 0:
-        return t[::-1]
-    steps = tuple(vs // bs for vs, bs in zip(view.strides, base.strides))
-    return t[tuple(slice(None, None, s) for s in steps)]
-
-
 def operands(kind, n, dtype="float32", seed=0):
-    """((np_x, np_y), (xa_x, xa_y)) on the same values. For unary ops of the broadcast
-    kind, x is a broadcast_to view of the row."""
-    x, y = numpy_operands(kind, n, dtype, seed)
-    return (x, y), (xarr_view(x), xarr_view(y))
+    """((np_x, np_y), (xa_x, xa_y)): the same views of the same values in both libraries.
+    For one-operand ops of the broadcast kind, unary_operand gives a broadcast_to view."""
+    pairs = _bases_and_views(kind, n, dtype, seed)
+    return (tuple(view(base) for base, view in pairs),
+            tuple(view(xa.asarray(base)) for base, view in pairs))
 
 
 def unary_operand(kind, n, dtype="float32", seed=0):
@@ -130,15 +118,18 @@ def unary_operand(kind, n, dtype="float32", seed=0):
     return x, tx
 
 
+def cell_operands(op, kind, n, dtype="float32"):
+    """((np_x, np_y), (xa_x, xa_y)) of one sweep cell (y None for one-operand ops)."""
+    if _ops(np)[op][0] == 2:
+        return operands(kind, n, dtype)
+    x, tx = unary_operand(kind, n, dtype)
+    return (x, None), (tx, None)
+
+
 def cell(op, kind, n, dtype="float32"):
     """(numpy_fn, xarr_fn): zero-argument callables for one sweep cell."""
-    arity, np_f = _ops(np)[op]
-    xa_f = _ops(xa)[op][1]
-    if arity == 2:
-        (x, y), (tx, ty) = operands(kind, n, dtype)
-    else:
-        x, tx = unary_operand(kind, n, dtype)
-        y = ty = None
+    np_f, xa_f = _ops(np)[op][1], _ops(xa)[op][1]
+    (x, y), (tx, ty) = cell_operands(op, kind, n, dtype)
     return (lambda: np_f(x, y)), (lambda: xa_f(tx, ty))
 
 

@@ -316,6 +316,11 @@ def _thread_cases():
         "add-f32-transposed-bcast": binop("add", xa.float32, (601, 500), (1, 500),
                                           la="transposed"),
         "add-f32-scalar": binop("add", xa.float32, (BIG,), ()),
+        # x.T beside a row-major operand: the engine's tiled walk (nary.cpp run_tiles)
+        "add-f32-mixed-orders": binop("add", xa.float32, (701, 453), (701, 453),
+                                      la="transposed"),
+        "gt-f64-mixed-orders": binop("lt_total", xa.float64, (3, 333, 301), (3, 333, 301),
+                                     lb="transposed"),
         "mul-c64-step": binop("mul", xa.complex64, (BIG,), (BIG,), la="step"),
         "div-s32-negstep": binop("div", xa.int32, (BIG,), (BIG,), lb="negstep"),
         "rem-f64-colmajor": binop("rem", xa.float64, (700, 450), (700, 450), la="colmajor"),

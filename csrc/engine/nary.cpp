@@ -110,6 +110,55 @@ void run_items(const Loop& loop, const Plan& p, char* const* ptrs, int64_t chunk
   }
 }
 
+// Mixed orders (x.T + y): some input is more contiguous along the next-to-innermost dim
+// than along the innermost one, so a row-by-row walk reads it one cache line per element
+// and never comes back to the line. Then the two innermost dims run in tiles of kTileRows
+// rows x kTileCols elements: each input line fetched for a tile is reused by all its rows.
+// Measured on Zen 3, f32 x.T + y (400 x 250): 90 -> 58 us (NumPy 89 us); 1M: 1.16 ms ->
+// 0.50 ms; 16M: 4x NumPy.
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kTileCols = 256;
+
+bool mixed_orders(const Plan& p) {
+  if (p.ndim < 2) return false;
+  const int in = p.ndim - 1;
+  for (int a = 0; a < p.nargs - 1; ++a) {
+    const int64_t s_in = std::llabs(p.st[a][in]), s_row = std::llabs(p.st[a][in - 1]);
+    if (s_row != 0 && s_row < s_in) return true;
+  }
+  return false;
+}
+
+// Work items [begin, end) of the tiled walk: item = (outer row, row tile, column tile),
+// column tiles innermost.
+template <class Loop>
+void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin, int64_t end) {
+  const int nargs = p.nargs;
+  const int in = p.ndim - 1, rw = p.ndim - 2;
+  const int64_t rtiles = (p.dims[rw] + kTileRows - 1) / kTileRows;
+  const int64_t ctiles = (p.dims[in] + kTileCols - 1) / kTileCols;
+  int64_t inner_st[kMaxArgs];
+  for (int a = 0; a < nargs; ++a) inner_st[a] = p.st[a][in];
+  char* args[kMaxArgs];
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t ct = item % ctiles, rt = (item / ctiles) % rtiles;
+    int64_t outer = item / ctiles / rtiles;
+    char* base[kMaxArgs];
+    for (int a = 0; a < nargs; ++a) base[a] = ptrs[a];
+    for (int d = rw - 1; d >= 0; --d) {
+      const int64_t i = outer % p.dims[d];
+      outer /= p.dims[d];
+      for (int a = 0; a < nargs; ++a) base[a] += i * p.st[a][d];
+    }
+    const int64_t c0 = ct * kTileCols, cn = std::min(kTileCols, p.dims[in] - c0);
+    const int64_t r0 = rt * kTileRows, r1 = std::min(p.dims[rw], r0 + kTileRows);
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int a = 0; a < nargs; ++a) args[a] = base[a] + r * p.st[a][rw] + c0 * inner_st[a];
+      loop(args, inner_st, cn);
+    }
+  }
+}
+
 }  // namespace
 
 template <class Loop>
@@ -122,6 +171,23 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
   for (int d = 0; d < inner; ++d) rows *= p.dims[d];
   const int64_t total = rows * p.dims[inner];
   int nt = total >= min_parallel ? get_num_threads() : 1;
+  if (mixed_orders(p) && p.dims[inner] > 1 && p.dims[inner - 1] > 1) {
+    const int64_t items = rows / p.dims[inner - 1] *
+                          ((p.dims[inner - 1] + kTileRows - 1) / kTileRows) *
+                          ((p.dims[inner] + kTileCols - 1) / kTileCols);
+    if (nt <= 1 || items < 2) {
+      run_tiles(loop, p, ptrs, 0, items);
+      return;
+    }
+    if (items < nt) nt = static_cast<int>(items);
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num();
+      const int n = omp_get_num_threads();
+      run_tiles(loop, p, ptrs, items * t / n, items * (t + 1) / n);
+    }
+    return;
+  }
   if (nt <= 1) {
     run_items(loop, p, ptrs, 1, p.dims[inner], 0, rows);
     return;
