@@ -366,6 +366,26 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
         via_output_block<O, 2>(binary_loop<Op, T>, args, st, n);
       } else if constexpr (kExpensive<Op>) {
         via_input_blocks<T, 2, true>(binary_loop<Op, T>, args, st, n);
+      } else if (st[1] == 0) {            // x[::2] * 2.0: the scalar loaded once
+        const int64_t s0 = st[0];
+        const auto x1 = load<T>(*reinterpret_cast<const T*>(b));
+        O* y = reinterpret_cast<O*>(o);
+        XARR_SIMD
+        for (int64_t i = 0; i < n; ++i) {
+          T x0;
+          std::memcpy(&x0, a + i * s0, sizeof(T));
+          y[i] = store<O>(Op::f(load<T>(x0), x1));
+        }
+      } else if (st[0] == 0) {
+        const int64_t s1 = st[1];
+        const auto x0 = load<T>(*reinterpret_cast<const T*>(a));
+        O* y = reinterpret_cast<O*>(o);
+        XARR_SIMD
+        for (int64_t i = 0; i < n; ++i) {
+          T x1;
+          std::memcpy(&x1, b + i * s1, sizeof(T));
+          y[i] = store<O>(Op::f(x0, load<T>(x1)));
+        }
       } else {
         const int64_t s0 = st[0], s1 = st[1];
         O* y = reinterpret_cast<O*>(o);

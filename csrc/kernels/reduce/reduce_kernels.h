@@ -101,8 +101,14 @@ struct FMax {
   }
   template <class A> static A empty() { return id<A>(); }
   template <class X> static X f(X a, X b) {
-    if constexpr (std::is_floating_point_v<X>) return (a >= b || a != a) ? a : b;
-    else return a >= b ? a : b;
+    if constexpr (std::is_floating_point_v<X>) {
+      // (a >= b || a != a) ? a : b as plain selects: the || form compiles to branches,
+      // which random data mispredicts in the scalar (strided) leaves.
+      const X m = a >= b ? a : b;
+      return a != a ? a : m;
+    } else {
+      return a >= b ? a : b;
+    }
   }
   template <class X> static X fv(X a, X b) {
     if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
@@ -123,8 +129,12 @@ struct FMin {
   }
   template <class A> static A empty() { return id<A>(); }
   template <class X> static X f(X a, X b) {
-    if constexpr (std::is_floating_point_v<X>) return (a <= b || a != a) ? a : b;
-    else return a <= b ? a : b;
+    if constexpr (std::is_floating_point_v<X>) {
+      const X m = a <= b ? a : b;     // (a <= b || a != a) ? a : b, see FMax
+      return a != a ? a : m;
+    } else {
+      return a <= b ? a : b;
+    }
   }
   template <class X> static X fv(X a, X b) {
     if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
