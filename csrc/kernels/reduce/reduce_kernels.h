@@ -269,6 +269,26 @@ template <class T, class F> struct Kern {
   static void leaf(const char* x, int64_t s, int64_t k0, int64_t m, H* lanes) {
     int64_t k = 0;
     const bool contig = s == int64_t(sizeof(T));
+    if constexpr (kVec && !kCS) {
+      if (!contig && m >= L) {
+        // A strided leaf (x[::2].sum(), a column of a row-major matrix) is gathered into
+        // a contiguous block, four elements per store, and folded by the vector path:
+        // lanes follow the element index, not the address, so the bits are the scalar
+        // fold's (the reference's), at the vector speed (the scalar fold of a max also
+        // mispredicted its compare on random data).
+        alignas(64) T buf[kLeaf];
+        const char* p = x + k0 * s;
+        int64_t i = 0;
+        for (; i + 4 <= m; i += 4) {
+          T t4[4];
+          for (int j = 0; j < 4; ++j) std::memcpy(&t4[j], p + (i + j) * s, sizeof(T));
+          std::memcpy(buf + i, t4, sizeof(t4));
+        }
+        for (; i < m; ++i) std::memcpy(buf + i, p + i * s, sizeof(T));
+        leaf(reinterpret_cast<const char*>(buf), int64_t(sizeof(T)), 0, m, lanes);
+        return;
+      }
+    }
     if constexpr (kVec) {
       if (contig && m >= L) {
         // Named accumulators (an array would live in memory).
