@@ -221,11 +221,29 @@ def main():
     print(f"xarr/NumPy sweep, {args.dtype}, {xa.get_num_threads()} threads; "
           f"ratio = NumPy time / xarr time")
     print(f"{'op':11s} {'kind':11s} " + " ".join(f"{s:>6.0e}" for s in sizes))
-    res = sweep(args.ops.split(","), args.kinds.split(","), sizes, args.dtype, args.rounds)
+    ops, kinds = args.ops.split(","), args.kinds.split(",")
+    res = sweep(ops, kinds, sizes, args.dtype, args.rounds)
     rs = [tn / tx for tn, tx in res.values()]
-    print(f"geomean {math.exp(sum(map(math.log, rs)) / len(rs)):.2f}x; "
-          f"below 1.0: {sum(r < 1 for r in rs)} of {len(rs)}; lowest {min(rs):.2f}x")
+    summary = (f"geomean {math.exp(sum(map(math.log, rs)) / len(rs)):.2f}x; "
+               f"below 1.0: {sum(r < 1 for r in rs)} of {len(rs)}; lowest {min(rs):.2f}x; "
+               f"from 100k up below 1.5: "
+               f"{sum(r < 1.5 for (o, k, n), r in zip(res, rs) if n >= 100_000)} of "
+               f"{sum(n >= 100_000 for (o, k, n) in res)}")
+    print(summary)
     print(plot(res, sizes))
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(f"xarr/NumPy sweep, {args.dtype}, {xa.get_num_threads()} threads, kernels "
+                    f"for {xa._core.get_isa()}, NumPy {np.__version__}; NumPy time / xarr "
+                    f"time, best of {args.rounds} interleaved rounds; {summary}.\n\n")
+            f.write("| op | kind | " + " | ".join(f"{n:,}" for n in sizes) + " |\n")
+            f.write("|---|---|" + "---|" * len(sizes) + "\n")
+            for op in ops:
+                for kind in kinds:
+                    cells = [res[op, kind, n][0] / res[op, kind, n][1] for n in sizes]
+                    f.write(f"| {op} | {kind} | " + " | ".join(
+                        f"**{c:.2f}**" if c < 1 else f"{c:.2f}" for c in cells) + " |\n")
+            f.write("\n```\n" + plot(res, sizes) + "\n```\n")
 
 
 if __name__ == "__main__":
