@@ -95,3 +95,18 @@ def test_sweep_ops_one_vs_two_threads(op, restore_threads):
             (x, y), (tx, ty) = sweep.cell_operands(op, kind, 140_000, "float32")
             out[threads] = to_np(XA_OPS[op][1](tx, ty)).copy()
         assert_same(out[2], out[1])
+
+
+def test_clip_and_where_fast_paths_keep_the_general_layouts():
+    """clip's one clamp kernel lays its result out by x (as minimum(maximum(x, lo), hi)
+    does), where's select by x and y, whatever the bounds' or the mask's layout."""
+    x = xa.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    lo = xa.asarray(np.full((4, 3), 2, np.float32)).T
+    fast = xa.clip(x, lo, 8.0)
+    general = xa.minimum(xa.maximum(x, lo), 8.0)
+    assert fast.xla_shape == general.xla_shape
+    assert_same(fast, to_np(general))
+    xt = xa.asarray(np.arange(12, dtype=np.float32).reshape(4, 3)).T
+    assert xa.clip(xt, lo, 8.0).xla_shape == xa.minimum(xa.maximum(xt, lo), 8.0).xla_shape
+    mask = xa.asarray(np.arange(12).reshape(4, 3) % 2 == 0).T
+    assert xa.where(mask, x, 0.0).xla_shape == x.xla_shape

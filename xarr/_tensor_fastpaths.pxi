@@ -98,12 +98,12 @@ def result_layout_of(Tensor t):
     return result_m2m(t)
 
 
-cdef object _ew_broadcast(int op, int dtype, int od, list operands, int layout_from=0):
+cdef object _ew_broadcast(int op, int dtype, int od, list operands, list layout_by=None):
     """op(*operands) for untiled strided tensors of value dtype ``dtype`` whose shapes
     broadcast (NumPy's rules, right-aligned), into a new tensor of dtype ``od`` laid out
     as the frontend lays out an elementwise result (the first operand of the full shape
-    with more than one element, from operands[layout_from] on, gives its layout:
-    result_m2m). None when the shapes do not
+    with more than one element - among ``layout_by`` when given (where: x and y; clip: x
+    first) - gives its layout: result_m2m). None when the shapes do not
     broadcast (the frontend raises the error). ``op`` must have a kernel loop for dtype
     (the fast tables' entries all do). Example: x.T + y, x[::2, ::2] * 2, x + row."""
     cdef int nd = 0, i, j, off
@@ -127,7 +127,7 @@ cdef object _ew_broadcast(int op, int dtype, int od, list operands, int layout_f
                 dims[off + i] = dx
             else:
                 return None
-    for t in operands[layout_from:]:
+    for t in (operands if layout_by is None else layout_by):
         if t._ndim == nd and t._size > 1:
             for j in range(nd):
                 if t._dims[j] != dims[j]:
@@ -267,16 +267,18 @@ def where_fast(object cond, object x, object y, int select_op):
             ops.append(scalar_tensor(v, dtype))
         else:
             return None
-    return _ew_broadcast(select_op, dtype, dtype, ops, 1)
+    return _ew_broadcast(select_op, dtype, dtype, ops, ops[1:])
 
 
-def same_dtype_apply(int op, list operands):
+def same_dtype_apply(int op, list operands, int layout_first=0):
     """op(*operands) when every tensor operand is an eager untiled Tensor of one dtype, at
     least one is, and every other operand is a weak Python scalar that fits that dtype
     (_weak_scalar_fits), for an op that keeps the dtype and has a kernel loop for it: the
     result is laid out as the frontend's (_ew_broadcast). None otherwise (the caller's
     general rules). Used by NumPy functions built on one kernel with those rules: clip
-    (clamp). Example: clip(f32 x.T, 0.2, 0.8) -> one clamp loop, column-major result."""
+    (clamp). The result's layout follows operands[layout_first] first, then the others in
+    order (clip: x, as minimum(maximum(x, lo), hi) does). Example: clip(f32 x.T, 0.2,
+    0.8) -> one clamp loop, column-major result."""
     cdef int dtype = -1, i
     cdef Tensor t
     if _lazy_depth != 0:
@@ -299,7 +301,8 @@ def same_dtype_apply(int op, list operands):
             ts.append(scalar_tensor(v, dtype))
         else:
             return None
-    return _ew_broadcast(op, dtype, dtype, ts)
+    return _ew_broadcast(op, dtype, dtype, ts,
+                         [ts[layout_first]] + ts[:layout_first] + ts[layout_first + 1:])
 
 
 cdef object _binop(object a, object b, int slot, str name):

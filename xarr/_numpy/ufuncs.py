@@ -126,7 +126,7 @@ def clip(x, min=None, max=None):  # noqa: A002
     clamp is defined as that min of a max, ew_ops.h Clamp)."""
     if min is not None and max is not None and type(x) is Tensor and \
             KINDS[CODE_OF[x.dtype]] in "fiu":
-        fast = _tensor.same_dtype_apply(_CLAMP, [min, x, max])
+        fast = _tensor.same_dtype_apply(_CLAMP, [min, x, max], 1)
         if fast is not None:
             return fast
     if min is not None:

@@ -105,7 +105,9 @@ struct Cascade {
 // The reduce family's threshold counts 4-byte elements (it was measured on f32): a bool
 // reduction, 1 byte an element, stays on one thread up to 4x as many elements.
 int threads_for(int64_t total, int acc_size) {
-  return total * acc_size >= parallel_min(kParReduce) * 4 ? get_num_threads() : 1;
+  const int64_t pm = parallel_min(kParReduce);   // (saturating: tools set it to 2**62)
+  const int64_t limit = pm > INT64_MAX / 4 ? INT64_MAX : pm * 4 / acc_size;
+  return total >= limit ? get_num_threads() : 1;
 }
 
 // Largest base * 2^c <= limit (at least base).
