@@ -36,6 +36,31 @@ def reduce_has_kernel(int op, int dtype):
     return bool(reduce_supported(op, dtype, -1))
 
 
+cdef int _run_kernel(int op, Tensor s, const bint* red, const int64_t* dst_strides,
+                     Tensor out, object axes) except -3:
+    """reduce_run over s into out (dims reduced where red[i]), its return code. max, min,
+    and, or are idempotent: a reduced dim of stride 0 (a broadcast) repeats one value, so
+    one step of it gives the same result (a broadcast of 2**62 elements reduces in no
+    time). MemoryError names the axes (None: all) and the shape."""
+    cdef int64_t dims[kMaxDims]
+    cdef int i, rc
+    for i in range(s._ndim):
+        dims[i] = s._dims[i]
+        if red[i] and s._strides[i] == 0 and dims[i] > 1 and \
+                op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
+            dims[i] = 1
+    try:
+        with nogil:
+            rc = reduce_run(op, s._dtype, s._data, s._ndim, dims, s._strides, dst_strides,
+                            out._data)
+    except MemoryError:
+        what = "a tensor" if axes is None else f"axes {axes} of a tensor"
+        raise MemoryError(f"reduce {REDUCE_NAMES[op]}: reducing {what} of shape "
+                          f"{s._shape} needs more scratch memory than is available") \
+            from None
+    return rc
+
+
 def reduce_whole(int op, Tensor src):
     """The reduction ``op`` of every element of untiled ``src`` into a new 0-d tensor of
     src's dtype (REDUCE_ARGMAX / ARGMIN: the int64 flat index, src 1-D and not empty):
@@ -43,7 +68,7 @@ def reduce_whole(int op, Tensor src):
     made them (the whole-tensor small-call paths, xarr/_numpy/reductions.py). Worked
     example: reduce_whole(REDUCE_SUM, f32[3,4]) -> f32[] holding the pairwise sum."""
     cdef int64_t dst_strides[kMaxDims]
-    cdef int64_t dims[kMaxDims]
+    cdef bint red[kMaxDims]
     cdef int i, rc, nd = src._ndim
     cdef bint arg = op == kReduce_ARGMAX or op == kReduce_ARGMIN
     cdef Tensor out
@@ -52,19 +77,9 @@ def reduce_whole(int op, Tensor src):
         raise ValueError(f"reduce_whole: op {op} on a tensor of shape {src._shape}")
     out = alloc_tensor(kS64 if arg else src._dtype, 0, NULL, None, False)
     for i in range(nd):
-        dims[i] = src._dims[i]
         dst_strides[i] = 0
-        if src._strides[i] == 0 and dims[i] > 1 and \
-                op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
-            dims[i] = 1          # idempotent over a broadcast dim (see reduce_into)
-    try:
-        with nogil:
-            rc = reduce_run(op, src._dtype, src._data, nd, dims, src._strides, dst_strides,
-                            out._data)
-    except MemoryError:
-        raise MemoryError(f"reduce {REDUCE_NAMES[op]}: reducing a tensor of shape "
-                          f"{src._shape} needs more scratch memory than is available") \
-            from None
+        red[i] = True
+    rc = _run_kernel(op, src, red, dst_strides, out, None)
     if rc != 0:
         raise TypeError(f"reduce {REDUCE_NAMES[op]}: not defined for {DTYPES[src._dtype]}")
     return out
@@ -77,7 +92,6 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
     An empty reduced extent gives the op's identity. Releases the GIL."""
     cdef Tensor s
     cdef int64_t dst_strides[kMaxDims]
-    cdef int64_t dims[kMaxDims]
     cdef bint red[kMaxDims]
     cdef int i, j, a, rc, nd, nred = 0
     cdef bint keep
@@ -150,22 +164,7 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
         raise ValueError(f"reduce {name}: out overlaps the input")
     if not reduce_supported(op, s._dtype, -1):
         raise TypeError(f"reduce {name}: not defined for {DTYPES[s._dtype]}")
-    # max, min, and, or are idempotent: a reduced dim of stride 0 (a broadcast) repeats
-    # one value, so one step of it gives the same result (a broadcast of 2**62 elements
-    # reduces in no time).
-    for i in range(nd):
-        dims[i] = s._dims[i]
-        if red[i] and s._strides[i] == 0 and dims[i] > 1 and \
-                op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
-            dims[i] = 1
-    try:
-        with nogil:
-            rc = reduce_run(op, s._dtype, s._data, nd, dims, s._strides, dst_strides,
-                            out._data)
-    except MemoryError:
-        raise MemoryError(f"reduce {name}: reducing axes {tuple(ax_list)} of a tensor of "
-                          f"shape {s._shape} needs more scratch memory than is "
-                          f"available") from None
+    rc = _run_kernel(op, s, red, dst_strides, out, tuple(ax_list))
     if rc == -1:
         raise TypeError(f"reduce {name}: not defined for {DTYPES[s._dtype]}")
     if rc != 0:
