@@ -1218,16 +1218,23 @@ def _(draw, x):
 
 @lax_spec("broadcast_in_dim")
 def _(draw, x):
+    # operand dims land on result dims in any order (seed 004): a random injective map,
+    # the mapped result dims sized as the operand's (now and then 2 larger: an error)
     extra = draw(st.integers(0, 2))
-    shape = [draw(st.sampled_from([1, 2, 3])) for _ in range(extra)] + list(x.shape)
-    shape = [d if draw(st.integers(0, 5)) else d + 2 for d in shape]
-    dims = tuple(range(extra, extra + x.ndim))
+    dims = tuple(draw(st.permutations(range(x.ndim + extra)))[:x.ndim])
+    shape = [draw(st.sampled_from([1, 2, 3])) for _ in range(x.ndim + extra)]
+    for i, d in enumerate(dims):
+        shape[d] = x.shape[i] if draw(st.integers(0, 5)) else x.shape[i] + 2
 
     def ref(x):
         for i, d in enumerate(dims):
             if x.shape[i] not in (1, shape[d]):
                 raise JaxError()
-        return np.broadcast_to(x.reshape([1] * extra + list(x.shape)), shape)
+        order = np.argsort(dims)
+        expanded = [1] * len(shape)
+        for i in order:
+            expanded[dims[i]] = x.shape[i]
+        return np.broadcast_to(np.transpose(x, order).reshape(expanded), shape)
     return (lambda t: lax.broadcast_in_dim(t, tuple(shape), dims)), ref
 
 

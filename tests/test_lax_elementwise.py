@@ -793,8 +793,21 @@ def test_broadcast_in_dim_and_broadcast():
     assert lax.broadcast(xa.asarray(v), ()).shape == (3,)
     with pytest.raises(ValueError, match="broadcast_in_dim"):
         lax.broadcast_in_dim(xa.asarray(v), (2, 4), (1,))
-    with pytest.raises(ValueError, match="strictly increasing"):
-        lax.broadcast_in_dim(xa.asarray(c), (2, 5, 3), (2, 0))
+    # any order (seed 004): operand dim 0 lands on result dim 2, dim 1 on dim 0
+    want = np.broadcast_to(c.T[:, None, :], (3, 5, 2))
+    assert_same(lax.broadcast_in_dim(xa.asarray(c), (3, 5, 2), (2, 0)), want)
+    m = np.arange(6.0).reshape(2, 3)
+    f = xa.jit(lambda x: lax.broadcast_in_dim(x, (3, 4, 2), (2, 0)) * 2 + 1)
+    want = np.broadcast_to(m.T[:, None, :], (3, 4, 2)) * 2 + 1
+    assert_same(f(xa.asarray(m)), want)
+    with xa.lazy():
+        lazy = lax.broadcast_in_dim(xa.asarray(m), (3, 4, 2), (2, 0)) * 2 + 1
+    assert_same(lazy, want)
+    assert_same(lax.broadcast_in_dim(xa.asarray(m), (3, 2), (1, 0)), m.T)
+    with pytest.raises(ValueError, match="repeat"):
+        lax.broadcast_in_dim(xa.asarray(m), (2, 3), (1, 1))
+    with pytest.raises(ValueError, match="operand dim 0 has size 2, result dim 2 has size 5"):
+        lax.broadcast_in_dim(xa.asarray(m), (3, 4, 5), (2, 0))
     with pytest.raises(ValueError, match="one"):
         lax.broadcast_in_dim(xa.asarray(v), (2, 3), (0, 1))
     with pytest.raises(ValueError, match="out of range"):

@@ -489,3 +489,46 @@ def test_row_sum_follows_the_documented_tree(dt, restore_isa):
             xa._core.set_isa(isa)
             got = run("sum", xa.asarray(x), (0,))
             assert _bits(got).tobytes() == _bits(np.asarray(want, dt)).tobytes(), (isa, n)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, np.int16, np.uint8],
+                         ids=str)
+def test_argmax_chunks_and_nan_bits(dt, restore_isa):
+    """The one-pass argmax (1024-element chunks, the winning chunk searched again) gives
+    NumPy's first index across chunk boundaries, on every ISA; max / min keep NaN and the
+    sign of zero bit for bit as the reference does."""
+    rng = np.random.default_rng(21)
+    is_float = kind(dt) == "f"
+    cases = []
+    for n in (1023, 1024, 1025, 2048, 2049, 3073, 5000):
+        base = rng.integers(0, 50, n).astype(dt)
+        for first, second in ((0, n - 1), (1022, min(1024, n - 1)), (n - 1, n - 1),
+                              (1, n // 2)):
+            y = base.copy()
+            y[first] = 100
+            y[second] = 100                   # a tie: the first stays
+            cases.append(y)
+            z = -y if kind(dt) != "u" else y
+            cases.append(z)
+        if is_float:
+            y = base.copy()
+            y[n // 2] = np.nan                # a NaN after a larger value ends the pass
+            y[0] = 1000
+            y[n - 1] = np.nan
+            cases.append(y)
+            cases.append(np.full(n, -np.inf, dt))
+            signed = np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(dt)
+            cases.append(signed)
+    for y in cases:
+        t = xa.asarray(y)
+        for isa in ["ref"] + VECTOR_ISAS:
+            CORE.set_isa(isa)
+            assert run("argmax", t, (0,)) == np.argmax(y), (isa, y.size)
+            assert run("argmin", t, (0,)) == np.argmin(y), (isa, y.size)
+            for op in ("max", "min"):
+                CORE.set_isa("ref")
+                want = run(op, t, (0,))
+                CORE.set_isa(isa)
+                got = run(op, t, (0,))
+                assert _bits(got).tobytes() == _bits(want).tobytes(), (op, isa, y.size)
+                np.testing.assert_array_equal(got, getattr(np, op)(y))

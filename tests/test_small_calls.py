@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import xarr as xa
+from xarr import lax
 from conftest import assert_same, make_tensor
 
 INPLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv,
@@ -253,6 +254,49 @@ def test_whole_reductions_match_general_path(dt, how):
     with xa.lazy():
         s = xa.sum(xa.asarray(a))
     assert_same(s, xa.sum(xa.asarray(a), axis=every))          # lazy: the graph's sum
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64, np.int8, np.bool_,
+                                np.complex64, np.float16])
+@pytest.mark.parametrize("how", ["c", "negstep", "step", "transposed", "tiled"])
+def test_whole_reduction_methods_match_functions(dt, how):
+    """The methods t.sum() ... t.argmin() with no arguments (_tensor_whole.pxi, straight
+    to the kernel) give the functions' general path and NumPy, 1-D and n-D, size 1."""
+    rng = np.random.default_rng(3)
+    for shape in [(3, 4), (7,), (1,), (2, 1, 3)]:
+        a = (rng.standard_normal(shape) * 3).astype(dt)
+        t = make_tensor(a, how)
+        names = ["sum", "any", "all"]
+        if np.dtype(dt).kind != "c":
+            names += ["max", "min", "argmax", "argmin"]
+        for name in names:
+            got = getattr(t, name)()
+            general = getattr(xa, name)(t, axis=None if name.startswith("arg") else
+                                        tuple(range(a.ndim)), keepdims=False)
+            assert_same(got, general)
+            want = np.asarray(getattr(a, name)())
+            if name == "sum" and np.dtype(dt).kind in "fc":
+                np.testing.assert_allclose(np.asarray(got), want,
+                                           rtol=1e-2 if dt == np.float16 else 1e-5)
+            else:
+                assert_same(got, want)
+
+
+def test_whole_reductions_step_aside_for_lazy_jit_and_dynamic_sizes():
+    """The kernel path of t.sum() / t.argmax() ... runs only eagerly: inside xa.lazy the
+    graph records the reduction, under xa.jit a captured tensor's reduction is traced,
+    and a tensor with a dynamic size reduces only its valid elements."""
+    a = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0], np.float32)
+    t = xa.asarray(a)
+    with xa.lazy():
+        lazy = [t.sum(), t.max(), t.argmax(), (t > 2).any()]
+    assert all(type(v) is not xa.Tensor for v in lazy)      # recorded, not computed
+    assert [np.asarray(v).item() for v in lazy] == [23.0, 9.0, 5, True]
+    f = xa.jit(lambda x: x.sum() + t.sum() + t.argmax() + t.min())
+    assert np.asarray(f(t)).item() == 23.0 + 23.0 + 5 + 1.0
+    d = lax.set_dimension_size(t, 3, 0)                      # valid: [3, 1, 4]
+    assert d.sum().item() == 8.0 and d.max().item() == 4.0 and d.min().item() == 1.0
+    assert xa.sum(d).item() == 8.0
 
 
 def test_binary_functions_fast_and_general():

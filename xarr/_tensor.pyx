@@ -118,6 +118,9 @@ cdef inline int _dtype_code_of(object dtype) except -1:
         return _CODE_OF[as_dtype(dtype)]
 
 
+include "_tensor_whole.pxi"
+
+
 # TensorOperators, Tensor's base class: its operators, written by CMake from the tables of
 # xarr/_dispatch.py (the graph's Traced gets the same ones from there).
 include "_tensor_operator_methods.pxi"
@@ -134,18 +137,19 @@ cdef class Tensor(TensorOperators):
     """
     __array_priority__ = 100
 
-    # NumPy-style methods (t.sum(axis=0) ...): one definition each, in xarr/_methods.py.
-    sum = _methods.sum
+    # NumPy-style methods (t.sum(axis=0) ...): one definition each, in xarr/_methods.py
+    # (the whole-tensor reductions try _tensor_whole.pxi's kernel path first).
+    sum = _method_sum
     prod = _methods.prod
     mean = _methods.mean
     var = _methods.var
     std = _methods.std
-    max = _methods.max
-    min = _methods.min
-    argmax = _methods.argmax
-    argmin = _methods.argmin
-    any = _methods.any
-    all = _methods.all
+    max = _method_max
+    min = _method_min
+    argmax = _method_argmax
+    argmin = _method_argmin
+    any = _method_any
+    all = _method_all
     cumsum = _methods.cumsum
     cumprod = _methods.cumprod
     ravel = _methods.ravel

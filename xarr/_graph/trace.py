@@ -53,6 +53,7 @@ class TraceState:
 
 
 STATE = TraceState()
+_tensor.register_eager_state(trace_stack=STATE.stack)   # whole_reduce asks it
 
 
 class TracedComputation(Computation):

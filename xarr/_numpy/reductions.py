@@ -94,27 +94,14 @@ def _np_reduce(x, init, name, axes, fn):
 
 
 def _whole(name, x, axis, keepdims, where, *unset):
-    """``x`` reduced over every dim by monoid ``name`` into a 0-d tensor of x's dtype,
-    straight on the kernel (the small-call path of t.sum(), xa.any(mask) ...), or None
-    when the general path must decide: not an eager strided tensor of a dtype that the
-    NumPy function reduces in its own type (sum of int8 widens), a dynamic size, a lazy
-    or traced context, an empty max. A float or complex sum of -0.0s still gives +0.0
-    (NumPy's init: clear_negative_zero). Only for the call with no axis, keepdims or
-    where, and every argument in ``unset`` None (sum's dtype, max's initial)."""
-    if type(x) is not Tensor or x.ndim == 0 or axis is not None or keepdims or \
-            where is not None or unset.count(None) != len(unset):
+    """``x`` reduced over every dim by ``name`` into a 0-d tensor, straight on the kernel
+    (the small-call path of xa.sum(t), xa.any(mask) ...: _tensor.whole_reduce, whose
+    rules are whole_plan's), or None when the general path must decide. Only for the call
+    with no axis, keepdims or where, and every argument in ``unset`` None (sum's dtype,
+    max's initial)."""
+    if axis is not None or keepdims or where is not None or unset.count(None) != len(unset):
         return None
-    code = CODE_OF[x.dtype]
-    plan = _WHOLE.get((name, code))
-    if plan is None:
-        plan = _WHOLE[(name, code)] = _whole_plan(name, code)
-    if plan is False or not _eager_strided(x) or (name in ("max", "min") and x.size == 0):
-        return None
-    monoid, plus_zero = plan
-    out = _reduce_kernels.reduce_whole(monoid, x)
-    if plus_zero:
-        _tensor.clear_negative_zero(out)
-    return out
+    return _tensor.whole_reduce(x, name)
 
 
 def _eager_strided(x):
@@ -131,18 +118,25 @@ def _flat(x):
     return flat if flat is not None else _tensor.flat_view(x.copy())
 
 
-def _whole_plan(name, code):
+def whole_plan(name, code):
+    """Whether _tensor.whole_reduce may reduce a dtype-``code`` tensor by ``name`` on the
+    kernel and give what NumPy gives: (kernel, +0.0 start, one dim only) or False. A sum
+    of int8 is False (NumPy sums it in int64), as are any / all of non-bools (the general
+    path converts), max / min / argmax of complex. A float or complex sum of -0.0s gives
+    +0.0 (NumPy's init), which the +0.0 start asks for (clear_negative_zero)."""
     kind = KINDS[code]
+    if name in ("argmax", "argmin"):
+        return (_ARG_KERNELS[name], False, True) if kind != "c" else False
     if name == "add" and _sum_dtype(DTYPES[code]) != DTYPES[code] or \
             name in ("and", "or") and kind != "b" or \
             name in ("max", "min") and kind == "c":
         return False
-    return MONOIDS[name], name == "add" and kind in "fc"
+    return MONOIDS[name], name == "add" and kind in "fc", False
 
 
-_WHOLE = {}                                   # (monoid, dtype code) -> plan or False
-_ARG_KERNELS = {"REDUCE_ARGMAX": _reduce_kernels.REDUCE_ARGMAX,
-                "REDUCE_ARGMIN": _reduce_kernels.REDUCE_ARGMIN}
+_ARG_KERNELS = {"argmax": _reduce_kernels.REDUCE_ARGMAX,
+                "argmin": _reduce_kernels.REDUCE_ARGMIN}
+_tensor.register_whole_reduce(whole_plan, _reduce_kernels.reduce_whole)
 
 
 def _monoid_np(name, fn, x, axis, dtype, keepdims, where, identity):
@@ -300,29 +294,32 @@ def std(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
     return U.sqrt(var(x, axis, dtype, ddof, keepdims, where))
 
 
-def _arg_np(kernel, fn, x, axis, keepdims):
-    if axis is None and not keepdims and type(x) is Tensor and x.size and \
-            KINDS[CODE_OF[x.dtype]] != "c" and _eager_strided(x):
-        # the small-call path: straight to the kernel (a 1-D strided x as it is)
-        return _reduce_kernels.reduce_whole(_ARG_KERNELS[kernel],
-                                            x if x.ndim == 1 else _flat(x))
+def _arg_np(fn, x, axis, keepdims):
+    if axis is None and not keepdims:
+        if (r := _tensor.whole_reduce(x, fn)) is not None:
+            return r
+        if type(x) is Tensor and x.size and KINDS[CODE_OF[x.dtype]] != "c" and \
+                _eager_strided(x):
+            # a strided n-D x: its row-major copy straight to the kernel
+            return _reduce_kernels.reduce_whole(_ARG_KERNELS[fn], _flat(x))
     x = as_operand(x)
+    kernel = "REDUCE_ARGMAX" if fn == "argmax" else "REDUCE_ARGMIN"
     if axis is None:
         r = arg_reduce(kernel, x.reshape((x.size,)), 0, np.int64, fn)
         return r.reshape((1,) * x.ndim) if keepdims else r
     if x.ndim == 0:                 # NumPy: a 0-d array counts as 1-d here
-        return _arg_np(kernel, fn, x.reshape((1,)), axis, False)
+        return _arg_np(fn, x.reshape((1,)), axis, False)
     a = normalize_axis(axis, x.ndim, fn)
     r = arg_reduce(kernel, x, a, np.int64, fn)
     return _keep(r, x.shape, (a,), keepdims)
 
 
 def argmax(x, axis=None, keepdims=False):
-    return _arg_np("REDUCE_ARGMAX", "argmax", x, axis, keepdims)
+    return _arg_np("argmax", x, axis, keepdims)
 
 
 def argmin(x, axis=None, keepdims=False):
-    return _arg_np("REDUCE_ARGMIN", "argmin", x, axis, keepdims)
+    return _arg_np("argmin", x, axis, keepdims)
 
 
 def _as_bool(x):

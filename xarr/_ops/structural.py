@@ -550,6 +550,7 @@ def bitcast_convert_type(operand, new_dtype):
 # padding past a dynamic size, get_dimension_size reports it; other ops see the static
 # shape and return ordinary tensors (the padding travels as data, as in XLA).
 _DYNAMIC_SIZES = {}
+_tensor.register_eager_state(dynamic_sizes=_DYNAMIC_SIZES)   # whole_reduce asks it
 
 
 def has_dynamic_sizes():
@@ -683,7 +684,9 @@ def broadcasted_iota(dtype, shape, dimension):
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """BroadcastInDim: operand dim i becomes result dim broadcast_dimensions[i] (sizes must
-    match or be 1); a read-only view with stride 0 along broadcast dims."""
+    match or be 1), in any order (seed 004); a read-only view with stride 0 along
+    broadcast dims. Example: f32[2,3] with shape (3, 4, 2) and dims (2, 0) puts operand
+    dim 0 on result dim 2 and dim 1 on result dim 0: out[k, j, i] = x[i, k]."""
     operand = as_operand(operand)
     shape = tuple(operator.index(d) for d in shape)
     bd = tuple(operator.index(d) for d in broadcast_dimensions)
@@ -693,9 +696,9 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     if any(d < 0 or d >= len(shape) for d in bd):
         raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} out of range for "
                          f"result shape {shape}")
-    if any(bd[i] >= bd[i + 1] for i in range(len(bd) - 1)):
-        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} must be strictly "
-                         f"increasing")
+    if len(set(bd)) != len(bd):
+        raise ValueError(f"lax.broadcast_in_dim: broadcast_dimensions {bd} repeat a result "
+                         f"dim (each operand dim needs its own)")
     for i, d in enumerate(bd):
         if operand.shape[i] != shape[d] and operand.shape[i] != 1:
             raise ValueError(f"lax.broadcast_in_dim: operand dim {i} has size "

@@ -31,7 +31,7 @@
 #include "core/dtype.h"
 #include "kernels/reduce/reduce.h"
 
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX__)
 #include <immintrin.h>
 #endif
 #if defined(__AVX512F__)
@@ -93,6 +93,42 @@ struct FProd {
   }
   template <class X> static X fv(X a, X b) { return a * b; }
 };
+// The larger (kMax) or smaller of float vectors a (the accumulator) and b, NaN if either is
+// NaN: b > a ? b : a, then b where b is NaN - the scalar FMax::f / FMin::f lane by lane.
+// On AVX / AVX-512 it is NumPy's maxn: one maxps(b, a) (which returns a when either is
+// NaN) and a masked move of a NaN b. GCC merges the two plain selects into
+// cmp + cmp + or + blend, a third more work on a loop bound by it.
+template <bool kMax, class X>
+static inline __attribute__((always_inline)) X nan_max_min(X a, X b) {
+  using E = std::remove_reference_t<decltype(a[0])>;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(X) == 64 && std::is_same_v<E, float>) {
+    const __m512 av = reinterpret_cast<__m512>(a), bv = reinterpret_cast<__m512>(b);
+    const __m512 m = kMax ? _mm512_max_ps(bv, av) : _mm512_min_ps(bv, av);
+    return reinterpret_cast<X>(
+        _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(bv, bv, _CMP_UNORD_Q), bv));
+  } else if constexpr (sizeof(X) == 64 && std::is_same_v<E, double>) {
+    const __m512d av = reinterpret_cast<__m512d>(a), bv = reinterpret_cast<__m512d>(b);
+    const __m512d m = kMax ? _mm512_max_pd(bv, av) : _mm512_min_pd(bv, av);
+    return reinterpret_cast<X>(
+        _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(bv, bv, _CMP_UNORD_Q), bv));
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(X) == 32 && std::is_same_v<E, float>) {
+    const __m256 av = reinterpret_cast<__m256>(a), bv = reinterpret_cast<__m256>(b);
+    const __m256 m = kMax ? _mm256_max_ps(bv, av) : _mm256_min_ps(bv, av);
+    return reinterpret_cast<X>(_mm256_blendv_ps(m, bv, _mm256_cmp_ps(bv, bv, _CMP_UNORD_Q)));
+  } else if constexpr (sizeof(X) == 32 && std::is_same_v<E, double>) {
+    const __m256d av = reinterpret_cast<__m256d>(a), bv = reinterpret_cast<__m256d>(b);
+    const __m256d m = kMax ? _mm256_max_pd(bv, av) : _mm256_min_pd(bv, av);
+    return reinterpret_cast<X>(_mm256_blendv_pd(m, bv, _mm256_cmp_pd(bv, bv, _CMP_UNORD_Q)));
+  }
+#endif
+  const X m = kMax ? (b > a ? b : a) : (b < a ? b : a);
+  return b != b ? b : m;
+}
+
 struct FMax {
   static constexpr bool kWrap = false;
   template <class A> static A id() {
@@ -102,18 +138,21 @@ struct FMax {
   template <class A> static A empty() { return id<A>(); }
   template <class X> static X f(X a, X b) {
     if constexpr (std::is_floating_point_v<X>) {
-      // (a >= b || a != a) ? a : b as plain selects: the || form compiles to branches,
-      // which random data mispredicts in the scalar (strided) leaves.
-      const X m = a >= b ? a : b;
-      return a != a ? a : m;
+      // The larger, NaN if either is NaN, as two plain selects (NumPy's maxn): b > a ? b : a
+      // is one maxps, which keeps a when either is NaN; a NaN b then takes over. (An ||
+      // form compiled to branches, which random data mispredicts in the scalar leaves.)
+      const X m = b > a ? b : a;
+      return b != b ? b : m;
     } else {
       return a >= b ? a : b;
     }
   }
   template <class X> static X fv(X a, X b) {
-    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
-      return ((a >= b) | (a != a)) ? a : b;
-    else return a >= b ? a : b;
+    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>) {
+      return nan_max_min<true>(a, b);
+    } else {
+      return a >= b ? a : b;
+    }
   }
   // cand strictly beats cur (NaN beats any number; the first NaN stays).
   template <class A> static bool better(A c, A cur) {
@@ -130,16 +169,18 @@ struct FMin {
   template <class A> static A empty() { return id<A>(); }
   template <class X> static X f(X a, X b) {
     if constexpr (std::is_floating_point_v<X>) {
-      const X m = a <= b ? a : b;     // (a <= b || a != a) ? a : b, see FMax
-      return a != a ? a : m;
+      const X m = b < a ? b : a;      // see FMax
+      return b != b ? b : m;
     } else {
       return a <= b ? a : b;
     }
   }
   template <class X> static X fv(X a, X b) {
-    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>)
-      return ((a <= b) | (a != a)) ? a : b;
-    else return a <= b ? a : b;
+    if constexpr (std::is_floating_point_v<std::remove_reference_t<decltype(a[0])>>) {
+      return nan_max_min<false>(a, b);
+    } else {
+      return a <= b ? a : b;
+    }
   }
   template <class A> static bool better(A c, A cur) {
     if constexpr (std::is_floating_point_v<A>) return c < cur || (c != c && cur == cur);
@@ -195,7 +236,13 @@ template <class T, class F> struct Kern {
   static constexpr int64_t kLeafLanes = 64 * L;
   static constexpr int64_t kLeaf = kLeafLanes / kPer;
   static constexpr int64_t kRowLeaf = 32;
+  static constexpr int64_t kArgChunk = 1024;  // arg_row's one-pass chunk, elements
   static constexpr bool kVec = kVectorBuild && !IsCplx<H>::value;
+  // An exact fold (max, min, and, or; integer sums wrap) gives the same result in any
+  // order, so a contiguous row needs no pairwise tree: row() folds it as one leaf.
+  static constexpr bool kExact = std::is_same_v<F, FMax> || std::is_same_v<F, FMin> ||
+                                 std::is_same_v<F, FAnd> || std::is_same_v<F, FOr> ||
+                                 std::is_integral_v<H>;
   using V = typename VecOf<H>::type;
 
   static A ld(const T& v) { return static_cast<A>(load<T>(v)); }
@@ -358,6 +405,12 @@ template <class T, class F> struct Kern {
   }
 
   static void row(const char* x, int64_t n, int64_t s, void* out) {
+    if constexpr (kVec && kExact) {
+      if (s == int64_t(sizeof(T))) {
+        leaf(x, s, 0, n * kPer, static_cast<H*>(out));
+        return;
+      }
+    }
     H st[64][L];
     int lev[64];
     int top = 0;
@@ -551,11 +604,31 @@ template <class T, class F> struct Kern {
       return;
     }
     H lanes[L];
-    row(x, n, s, lanes);
-    const A m = fold_lanes(lanes);
+    A m;
+    int64_t i = 0;
+    if (s == int64_t(sizeof(T)) && n > kArgChunk) {
+      // One pass: the best of each kArgChunk-element chunk (the vector fold, in L1) against
+      // the best so far; only the winning chunk is searched again for the index. Ties keep
+      // the earlier chunk; the first NaN wins and ends the pass.
+      // Example: x = [3, 9, 9, ...] in chunks of 1024 with a 9 first at 1 and again at
+      // 5000: chunk 0's 9 stays best (chunk 4's 9 is not better), index 1.
+      int64_t best = 0;
+      for (int64_t c = 0; c < n; c += kArgChunk) {
+        leaf(x, s, c, std::min(kArgChunk, n - c), lanes);
+        const A v = fold_lanes(lanes);
+        if (c == 0 || F::better(v, m)) {
+          m = v;
+          best = c;
+          if (m != m) break;
+        }
+      }
+      i = best;
+    } else {
+      row(x, n, s, lanes);
+      m = fold_lanes(lanes);
+    }
     std::memcpy(val, &m, sizeof(A));
     const bool nan = m != m;
-    int64_t i = 0;
     if (s == int64_t(sizeof(T))) {
       const T* q = reinterpret_cast<const T*>(x);
       for (; i + 64 <= n; i += 64) {
