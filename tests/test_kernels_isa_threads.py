@@ -465,3 +465,33 @@ def test_int_division_by_zero_never_traps(dt, restore_isa, restore_threads):
             assert_same(q, exp_q)
             assert_same(r, exp_r)
             assert_same(fq, exp_f)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.float16, np.float32, np.float64, np.complex128],
+                         ids=str)
+def test_small_strided_copies_match_numpy(dt, restore_threads):
+    """Copies below the copy family's thread threshold run relayout.cpp's copy_small (dims
+    merged, an inline row loop); above it run_nary's walk. Both give NumPy's copy of the
+    same view: steps, negative steps, broadcast rows, size-1 and size-0 dims, 1-4 dims,
+    every itemsize."""
+    rng = np.random.default_rng(5)
+    pm = CORE.get_parallel_min()["copy"]
+    try:
+        for threshold in (pm, 0):
+            CORE.set_parallel_min("copy", threshold)
+            for _ in range(60):
+                nd = int(rng.integers(1, 5))
+                shape = tuple(int(v) for v in rng.integers(0, 9, nd))
+                base = (rng.standard_normal(tuple(2 * d + 1 for d in shape)) * 50).astype(dt)
+                sl = tuple(slice(None, None, int(rng.choice([1, 2, -1, -2]))) for _ in shape)
+                sl = tuple(slice(0, d) if s.step == 1 else s for s, d in zip(sl, shape))
+                a = base[sl]
+                t = xa.asarray(base)[sl]
+                assert_same(t.copy(), a.copy())
+                row = a[(0,) * (a.ndim - 1)] if a.size else a.reshape(-1)[:0]
+                if a.size:
+                    b = np.broadcast_to(row, (3,) + row.shape)
+                    tb = xa.broadcast_to(xa.asarray(np.ascontiguousarray(row)), b.shape)
+                    assert_same(tb.copy(), b.copy())
+    finally:
+        CORE.set_parallel_min("copy", pm)

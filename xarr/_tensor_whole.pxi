@@ -40,11 +40,12 @@ cdef inline bint _eager_plain(Tensor t):
         and not _dynamic_sizes
 
 
-def whole_reduce(object x, str name):
+cpdef object whole_reduce(object x, str name):
     """The reduction ``name`` ("add", "max", "min", "and", "or", "argmax", "argmin") of
     every element of tensor x, as NumPy's x.<name>() gives it, in a new 0-d tensor; None
     when the Python path must decide (not an eager plain tensor, a dtype NumPy reduces in
-    another type, an empty max, argmax of a non-C-contiguous n-D tensor)."""
+    another type, an empty max). argmax of an n-D tensor runs over its row-major
+    elements: a flat view when C-contiguous, else a row-major copy (as NumPy's ravel)."""
     cdef Tensor t
     cdef list plans
     if type(x) is not Tensor or _whole_planner is None:
@@ -65,8 +66,8 @@ def whole_reduce(object x, str name):
         return None
     if one_dim and t._ndim != 1:
         if not (t._flags & F_C_CONTIG):
-            return None
-        t = flat_view(t)
+            t = copy_dense_of(t, None)
+        t = <Tensor>flat_view(t)
     out = _reduce_whole(kernel, t)
     if plus_zero:
         clear_negative_zero(out)

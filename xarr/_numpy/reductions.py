@@ -295,13 +295,8 @@ def std(x, axis=None, dtype=None, ddof=0, keepdims=False, where=None):
 
 
 def _arg_np(fn, x, axis, keepdims):
-    if axis is None and not keepdims:
-        if (r := _tensor.whole_reduce(x, fn)) is not None:
-            return r
-        if type(x) is Tensor and x.size and KINDS[CODE_OF[x.dtype]] != "c" and \
-                _eager_strided(x):
-            # a strided n-D x: its row-major copy straight to the kernel
-            return _reduce_kernels.reduce_whole(_ARG_KERNELS[fn], _flat(x))
+    if axis is None and not keepdims and (r := _tensor.whole_reduce(x, fn)) is not None:
+        return r
     x = as_operand(x)
     kernel = "REDUCE_ARGMAX" if fn == "argmax" else "REDUCE_ARGMIN"
     if axis is None:

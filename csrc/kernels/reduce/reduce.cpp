@@ -347,11 +347,19 @@ void run_arg(const ReduceKernel& k, const char* src, char* dst, const Outer& out
 // Sorts dims outer first (larger |key| first) and merges neighbours that are contiguous
 // for both src and dst.
 int coalesce(Dim* v, int n, bool by_dst) {
-  std::stable_sort(v, v + n, [by_dst](const Dim& a, const Dim& b) {
+  // A stable insertion sort: at most 32 dims, and no scratch allocation (std::stable_sort
+  // takes a temporary buffer from the heap on every small call).
+  const auto before = [by_dst](const Dim& a, const Dim& b) {
     const int64_t ka = std::llabs(by_dst ? a.d : a.s), kb = std::llabs(by_dst ? b.d : b.s);
     if (ka != kb) return ka > kb;
     return std::llabs(a.s) > std::llabs(b.s);
-  });
+  };
+  for (int i = 1; i < n; ++i) {
+    const Dim x = v[i];
+    int j = i;
+    for (; j > 0 && before(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
   int m = 0;
   for (int i = 0; i < n; ++i) {
     if (m > 0 && v[m - 1].s == v[i].s * v[i].n && v[m - 1].d == v[i].d * v[i].n) {

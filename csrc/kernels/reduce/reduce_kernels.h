@@ -236,7 +236,7 @@ template <class T, class F> struct Kern {
   static constexpr int64_t kLeafLanes = 64 * L;
   static constexpr int64_t kLeaf = kLeafLanes / kPer;
   static constexpr int64_t kRowLeaf = 32;
-  static constexpr int64_t kArgChunk = 1024;  // arg_row's one-pass chunk, elements
+  static constexpr int64_t kArgChunk = kLeaf;  // arg_row's one-pass chunk, elements
   static constexpr bool kVec = kVectorBuild && !IsCplx<H>::value;
   // An exact fold (max, min, and, or; integer sums wrap) gives the same result in any
   // order, so a contiguous row needs no pairwise tree: row() folds it as one leaf.
@@ -604,29 +604,23 @@ template <class T, class F> struct Kern {
       return;
     }
     H lanes[L];
-    A m;
-    int64_t i = 0;
-    if (s == int64_t(sizeof(T)) && n > kArgChunk) {
-      // One pass: the best of each kArgChunk-element chunk (the vector fold, in L1) against
-      // the best so far; only the winning chunk is searched again for the index. Ties keep
-      // the earlier chunk; the first NaN wins and ends the pass.
-      // Example: x = [3, 9, 9, ...] in chunks of 1024 with a 9 first at 1 and again at
-      // 5000: chunk 0's 9 stays best (chunk 4's 9 is not better), index 1.
-      int64_t best = 0;
-      for (int64_t c = 0; c < n; c += kArgChunk) {
-        leaf(x, s, c, std::min(kArgChunk, n - c), lanes);
-        const A v = fold_lanes(lanes);
-        if (c == 0 || F::better(v, m)) {
-          m = v;
-          best = c;
-          if (m != m) break;
-        }
+    A m{};
+    // One pass: the best of each kArgChunk-element chunk (the vector fold; a strided
+    // chunk is gathered first) against the best so far; only the winning chunk is
+    // searched again for the index. Ties keep the earlier chunk; the first NaN wins and
+    // ends the pass. Example: x = [3, 9, 9, ...] in chunks of 1024 with a 9 first at 1
+    // and again at 5000: chunk 0's 9 stays best (chunk 4's 9 is not better), index 1.
+    int64_t best = 0;
+    for (int64_t c = 0; c < n; c += kArgChunk) {
+      leaf(x, s, c, std::min(kArgChunk, n - c), lanes);
+      const A v = fold_lanes(lanes);
+      if (c == 0 || F::better(v, m)) {
+        m = v;
+        best = c;
+        if (m != m) break;
       }
-      i = best;
-    } else {
-      row(x, n, s, lanes);
-      m = fold_lanes(lanes);
     }
+    int64_t i = best;
     std::memcpy(val, &m, sizeof(A));
     const bool nan = m != m;
     if (s == int64_t(sizeof(T))) {

@@ -17,7 +17,14 @@ namespace {
 
 template <int W> void copy_loop(char* const* args, const int64_t* st, int64_t n) {
   if (st[0] == W && st[1] == W) {
-    std::memcpy(args[1], args[0], static_cast<size_t>(n) * W);
+    const size_t bytes = static_cast<size_t>(n) * W;
+    if (bytes >= 64) {
+      std::memcpy(args[1], args[0], bytes);
+    } else {  // a short row (a [400, 8] f32 copy): inline moves beat a libc call
+      size_t i = 0;
+      for (; i + 16 <= bytes; i += 16) std::memcpy(args[1] + i, args[0] + i, 16);
+      for (; i < bytes; i += W) std::memcpy(args[1] + i, args[0] + i, W);
+    }
     return;
   }
   // Strides are read once (stores through d could alias st[]). A contiguous side moves 4
@@ -52,6 +59,52 @@ LoopFn copy_loop_for(int itemsize) {
     case 8: return &copy_loop<8>;
     case 16: return &copy_loop<16>;
     default: return nullptr;
+  }
+}
+
+// A copy too small for threads, on this thread: dims (sorted outermost first, as
+// sort_dims leaves them) that are contiguous for both sides merge, then an odometer over
+// the outer dims runs copy_loop<W> inline on each row. run_nary's general walk cost
+// ~45 cycles a row: [400, 8] f32 rows took 6 us, NumPy's copy 3.
+// Example: f32[400, 25] rows of a [400, 50] tensor -> 400 rows of 25; a broadcast_to
+// view (row stride 0) the same; a C-contiguous [400, 25] -> one row of 10000.
+template <int W>
+void copy_small(int k, const int64_t* od, const int64_t* os, const int64_t* odst,
+                const char* src, char* dst) {
+  int64_t n[kMaxDims], ss[kMaxDims], ds[kMaxDims], idx[kMaxDims];
+  int m = 0;
+  for (int i = 0; i < k; ++i) {
+    if (m > 0 && ss[m - 1] == os[i] * od[i] && ds[m - 1] == odst[i] * od[i]) {
+      n[m - 1] *= od[i];
+      ss[m - 1] = os[i];
+      ds[m - 1] = odst[i];
+      continue;
+    }
+    n[m] = od[i];
+    ss[m] = os[i];
+    ds[m] = odst[i];
+    idx[m] = 0;
+    ++m;
+  }
+  if (m == 0) {  // one element
+    std::memcpy(dst, src, W);
+    return;
+  }
+  const int in = m - 1;
+  int64_t rows = 1;
+  for (int q = 0; q < in; ++q) rows *= n[q];
+  const int64_t st[2] = {ss[in], ds[in]};
+  for (int64_t r = 0; r < rows; ++r) {
+    char* args[2] = {const_cast<char*>(src), dst};
+    copy_loop<W>(args, st, n[in]);
+    for (int q = in - 1; q >= 0; --q) {  // next row
+      src += ss[q];
+      dst += ds[q];
+      if (++idx[q] < n[q]) break;
+      src -= ss[q] * n[q];
+      dst -= ds[q] * n[q];
+      idx[q] = 0;
+    }
   }
 }
 
@@ -97,6 +150,18 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
   if (k >= 2 && odst[J] == itemsize && os[J] != itemsize && od[J] >= 8) {
     for (int d = 0; d < J; ++d)
       if (os[d] == itemsize && od[d] >= 8) I = d;
+  }
+  int64_t total = 1;
+  for (int d = 0; d < k; ++d) total *= od[d];
+  if (I < 0 && total < parallel_min(kParCopy)) {
+    switch (itemsize) {
+      case 1: return copy_small<1>(k, od, os, odst, src, dst);
+      case 2: return copy_small<2>(k, od, os, odst, src, dst);
+      case 4: return copy_small<4>(k, od, os, odst, src, dst);
+      case 8: return copy_small<8>(k, od, os, odst, src, dst);
+      case 16: return copy_small<16>(k, od, os, odst, src, dst);
+      default: break;
+    }
   }
   if (I < 0 || !copy_loop_for(itemsize)) {
     const char* ptrs_c[2] = {src, dst};
