@@ -650,6 +650,10 @@ SPECS["xa.swapaxes"] = _simple("swapaxes", lambda d, x: (
     (d(st.integers(-x.ndim, max(x.ndim, 1))), d(st.integers(-x.ndim, max(x.ndim, 1)))), {}),
     min_dims=1)
 SPECS["xa.ravel"] = _simple("ravel", lambda d, x: ((), {}))
+SPECS["xa.shape"] = _simple("shape", lambda d, x: ((), {}))
+SPECS["xa.ndim"] = _simple("ndim", lambda d, x: ((), {}))
+SPECS["xa.size"] = _simple("size", lambda d, x: ((), {"axis": None if d(st.booleans()) else
+                                                     d(st.integers(-x.ndim - 1, x.ndim))}))
 SPECS["xa.copy"] = _simple("copy", lambda d, x: ((), {}))
 SPECS["xa.ascontiguousarray"] = _simple("ascontiguousarray", lambda d, x: ((), {}))
 SPECS["xa.asfortranarray"] = _simple("asfortranarray", lambda d, x: ((), {}))

@@ -36,8 +36,9 @@ from xarr._numpy.manipulation import (array_split, ascontiguousarray, asfortrana
                                       broadcast_arrays, broadcast_shapes,
                                       broadcast_to, concat, concatenate, copy, expand_dims,
                                       flip, hstack, isclose, moveaxis, pad, permute_dims,
-                                      ravel, relayout, repeat, reshape, roll, split, squeeze,
-                                      stack, swapaxes, tile, transpose, vstack)
+                                      ndim, ravel, relayout, repeat, reshape, roll, shape,
+                                      size, split, squeeze, stack, swapaxes, tile, transpose,
+                                      vstack)
 from xarr._numpy.reductions import (all, allclose, any, argmax, argmin, array_equal,  # noqa
                                     count_nonzero, cumprod, cumsum, cumulative_prod,
                                     cumulative_sum, max, mean, min, prod, std, sum, var)
@@ -46,6 +47,8 @@ from xarr._numpy.contraction import (diagonal, dot, einsum, einsum_path, inner, 
 from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info__,
                                    can_cast, diff, finfo, iinfo, isdtype, matrix_transpose,
                                    meshgrid, result_type, tril, triu, unstack)
+
+from xarr._numpy.interop import NumPyFallbackWarning
 
 ndarray = Tensor
 bool = bool_  # noqa: A001  (Array API spelling)

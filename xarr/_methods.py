@@ -8,6 +8,16 @@ points: this module sits below them.
 from xarr._dispatch import api
 
 
+def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    """NEP 13: NumPy's ufuncs on xarr values run xarr's (xarr/_numpy/interop.py)."""
+    return api.array_ufunc(ufunc, method, inputs, kwargs)
+
+
+def __array_function__(self, func, types, args, kwargs):
+    """NEP 18: NumPy's functions on xarr values run xarr's (xarr/_numpy/interop.py)."""
+    return api.array_function(func, types, args, kwargs)
+
+
 def sum(self, axis=None, dtype=None, keepdims=False, where=None):  # noqa: A001
     return api.sum(self, axis, dtype, keepdims, where)
 

@@ -182,7 +182,8 @@ cdef class Tensor(TensorOperators):
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12"):
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
         return api.namespace()
-    __array_ufunc__ = None   # NumPy defers binary operators to Tensor's reflected methods
+    __array_ufunc__ = _methods.__array_ufunc__          # NEP 13 / 18: NumPy calls on
+    __array_function__ = _methods.__array_function__    # tensors run xarr's functions
 
     def __init__(self, *args, **kwargs):
         raise TypeError("xarr.Tensor cannot be constructed directly; use xa.asarray, "

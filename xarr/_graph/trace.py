@@ -312,7 +312,8 @@ class Traced:
 
     __slots__ = ("instr", "__weakref__")
     __array_priority__ = 200
-    __array_ufunc__ = None
+    __array_ufunc__ = _methods.__array_ufunc__
+    __array_function__ = _methods.__array_function__
     _explicit_layout = None      # read by xa.*_like (xarr/_ops/creation.py)
 
     def __init__(self, instr):

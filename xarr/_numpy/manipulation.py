@@ -29,6 +29,30 @@ def _arr(x):
     return S.as_operand(x)
 
 
+def shape(a):
+    """NumPy's ``np.shape``: the shape of a tensor, traced value, array or nested list."""
+    return tuple(a.shape) if hasattr(a, "shape") else _arr(a).shape
+
+
+def ndim(a):
+    """NumPy's ``np.ndim``."""
+    return len(shape(a))
+
+
+def size(a, axis=None):
+    """NumPy's ``np.size``: the element count, or the extent of ``axis`` (an int or a
+    tuple of ints: their product). Example: size(zeros((2, 3)), 1) -> 3."""
+    dims = shape(a)
+    if axis is None:
+        axes = range(len(dims))
+    else:
+        axes = normalize_axes(axis, len(dims), "size")
+    n = 1
+    for d in axes:
+        n *= dims[d]
+    return n
+
+
 def ravel(x):
     x = _arr(x)
     return x.reshape((x.size,))
