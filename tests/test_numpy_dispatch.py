@@ -9,6 +9,7 @@ import pytest
 
 import xarr as xa
 from conftest import assert_same, make_tensor
+from xarr._dispatch import FAST_SLOTS
 from xarr._numpy import interop
 
 
@@ -180,6 +181,21 @@ def test_every_implemented_numpy_function_dispatches(name, fn, ns, monkeypatch):
     recorder): enumerated from xarr's namespace, so a new function is covered at once."""
     calls = []
     name = fn.__name__          # an alias (np.abs, np.concat) dispatches by NumPy's name
+    if isinstance(fn, np.ufunc) and name in FAST_SLOTS:
+        # Tensor.__array_ufunc__ (_tensor_numpy_dispatch.pxi) runs these as xa.<name> does,
+        # from Cython (call_binary): the result is the function's, value and dtype
+        for dt in (np.int32, np.float32):
+            x, y = xa.asarray(np.array([[3, 1], [2, 5]], dt)), xa.asarray(np.array([1, 2], dt))
+            try:
+                want = getattr(xa, name)(x, y)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    fn(x, y)
+                continue
+            got = fn(x, y)
+            assert type(got) is xa.Tensor
+            assert_same(got, want)
+        return
 
     def recorder(*args, **kwargs):
         calls.append(args)
@@ -196,3 +212,26 @@ def test_every_implemented_numpy_function_dispatches(name, fn, ns, monkeypatch):
             assert r == "xarr"
             break
     assert calls, f"np.{name} did not dispatch to xarr"
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex128, np.int32, np.float16])
+@pytest.mark.parametrize("how", ["c", "negstep", "transposed"])
+def test_numpy_scalars_with_tensors_follow_numpy(dt, how):
+    """A NumPy scalar (what t[i, j] gives) with a tensor, either side: NumPy 2's dtype
+    (np.float64 is strongly typed: float32 * np.float64 is float64) and values; float64
+    scalars with float64 / complex128 tensors take the operators' fast path."""
+    a = (np.arange(1, 7).reshape(2, 3) * 1.25).astype(dt)
+    t = make_tensor(a, how)
+    for s in (np.float64(1.5), np.float32(-2.0), np.int64(3), np.float64("nan")):
+        with np.errstate(invalid="ignore"):
+            pairs = ((s * t, s * a), (t - s, a - s), (s - t, s - a), (t / s, a / s),
+                     (s < t, s < a), (np.maximum(s, t), np.maximum(s, a)))
+        for got, want in pairs:
+            assert isinstance(got, xa.Tensor)
+            if want.dtype.kind == "c":
+                # xarr's complex division is (a * conj(b)) / |b|^2, NumPy's Smith's
+                # algorithm: 1 ulp apart (1.25 / 1.5: ...334 against ...333)
+                assert np.asarray(got).dtype == want.dtype
+                np.testing.assert_allclose(np.asarray(got), want, rtol=4e-16)
+            else:
+                assert_same(got, want)

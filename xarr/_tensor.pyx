@@ -119,6 +119,7 @@ cdef inline int _dtype_code_of(object dtype) except -1:
 
 
 include "_tensor_whole.pxi"
+include "_tensor_numpy_dispatch.pxi"
 
 
 # TensorOperators, Tensor's base class: its operators, written by CMake from the tables of
@@ -182,7 +183,7 @@ cdef class Tensor(TensorOperators):
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12"):
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
         return api.namespace()
-    __array_ufunc__ = _methods.__array_ufunc__          # NEP 13 / 18: NumPy calls on
+    __array_ufunc__ = _array_ufunc                      # NEP 13 / 18: NumPy calls on
     __array_function__ = _methods.__array_function__    # tensors run xarr's functions
 
     def __init__(self, *args, **kwargs):

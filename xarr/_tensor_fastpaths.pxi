@@ -7,6 +7,9 @@
 # registered Python entry points (api.binary, api.getitem), which own the rules.
 
 # ---------------------------------------------------------------------- operators
+cdef object _np_float64 = np.float64
+
+
 cdef bint _weak_scalar_fits(int dtype, object b):
     """True when Python scalar ``b`` is a weak operand NumPy would cast to ``dtype``
     unchanged in kind: a float for a float/complex tensor; an int that is exact in a
@@ -16,6 +19,10 @@ cdef bint _weak_scalar_fits(int dtype, object b):
     cdef char k = dtype_kind(dtype)
     cdef object bits            # a Python int: 1 << 63 must not overflow a C int
     cdef double v, fmax
+    if type(b) is _np_float64:
+        # NumPy's float64 scalar (what t[i, j] of a float64 tensor gives) is strongly
+        # typed, but with a float64 or complex128 tensor it changes no dtype either
+        return dtype == kF64 or dtype == kC128
     if type(b) is float or type(b) is int:
         if k == b'f'[0] or k == b'c'[0]:
             # finite values beyond the dtype's range would overflow in the cast, which
@@ -316,8 +323,11 @@ cdef object _binop(object a, object b, int slot, str name):
 
 def call_binary(object a, object b, int slot, str name):
     """A binary NumPy function (xa.add(a, b), xarr/_numpy/ufuncs.py) without ``out=``:
-    the operators' fast path, else the frontend's numpy_apply."""
+    the operators' fast path (also scalar first: xa.multiply(2.0, t)), else the
+    frontend's numpy_apply."""
     cdef object out = _binop_fast(a, b, slot)
+    if out is None and type(b) is Tensor and type(a) is not Tensor:
+        out = _reflected_fast(<Tensor>b, a, slot)
     if out is not None:
         return out
     return api.numpy_apply(name, a, b)
@@ -377,20 +387,21 @@ def unary_contiguous(object a, tuple per_dtype):
     return out
 
 
-cdef object _binop_reflected(Tensor x, object b, int slot, str name):
+cdef object _reflected_fast(Tensor x, object b, int slot):
     """``b <op> x`` for a weak Python scalar ``b`` that fits x's dtype (e.g. ``2.0 * t``,
-    ``1 - t``): the scalar is broadcast as the first operand; everything else goes to the
-    frontend."""
-    cdef object out
-    if (_lazy_depth == 0 and (x._flags & F_C_CONTIG) and not (x._flags & F_TILED)
-            and _weak_scalar_fits(x._dtype, b)):
-        out = _binop_scalar(x, b, slot, True)
-        if out is not None:
-            return out
-    elif _lazy_depth == 0 and not (x._flags & F_TILED) and _weak_scalar_fits(x._dtype, b):
-        out = _binop_general(x, b, slot, True)
-        if out is not None:
-            return out
+    ``1 - t``), the scalar broadcast as the first operand; None for everything else."""
+    if _lazy_depth != 0 or (x._flags & F_TILED) or not _weak_scalar_fits(x._dtype, b):
+        return None
+    if x._flags & F_C_CONTIG:
+        return _binop_scalar(x, b, slot, True)
+    return _binop_general(x, b, slot, True)
+
+
+cdef object _binop_reflected(Tensor x, object b, int slot, str name):
+    """``b <op> x``: the fast path for a weak scalar b, else the frontend."""
+    cdef object out = _reflected_fast(x, b, slot)
+    if out is not None:
+        return out
     return api.binary(name, b, x)
 
 
