@@ -116,9 +116,17 @@ def test_fallback_warns_once_per_function_and_returns_tensors():
             np.median(t)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xa.NumPyFallbackWarning)
-        q, r = np.divmod(t, 0.5)                       # a two-output ufunc: NumPy
-        assert isinstance(q, xa.Tensor)
-        assert_same(q, np.divmod(a, 0.5)[0])
+        f, i = np.frexp(t)                             # a two-output ufunc xarr lacks
+        assert isinstance(f, xa.Tensor)
+        assert_same(f, np.frexp(a)[0])
+    q, r = np.divmod(t, 0.5)                           # two outputs, xarr's
+    assert isinstance(q, xa.Tensor)
+    assert_same(q, np.divmod(a, 0.5)[0])
+    oq, orr = xa.zeros((3, 4)), xa.zeros((3, 4))
+    assert np.divmod(t, 0.5, out=(oq, orr)) == (oq, orr)
+    assert_same(orr, np.divmod(a, 0.5)[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xa.NumPyFallbackWarning)
         o = xa.zeros((3, 4))
         np.add(t, 1, out=o, casting="unsafe")          # an argument xarr lacks: NumPy
         assert_same(o, a + 1)

@@ -148,8 +148,13 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         kwargs["out"] = out = out[0]
     if method == "__call__":
         fn = _xarr_function("numpy", name)
-        if fn is None or ufunc.nout != 1:
+        if fn is None:
             return _fallback(what, call, inputs, kwargs)
+        if ufunc.nout != 1:                    # np.divmod, np.modf: a tuple of results
+            if set(kwargs) - {"out"}:
+                return _fallback(f"{what} with {sorted(kwargs)}", call, inputs, kwargs)
+            r = fn(*inputs)
+            return r if out is None else _write_out(out, r)
         where = kwargs.pop("where", True)
         dtype = kwargs.pop("dtype", None)
         if dtype is not None:

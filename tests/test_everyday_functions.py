@@ -1,0 +1,115 @@
+"""Issue 14's everyday NumPy functions that are not elementwise or reductions over one
+array (those are fuzzed in tests/fuzz_everyday.py): creation helpers, iterators, index
+helpers, and the bad arguments NumPy refuses."""
+
+import numpy as np
+import pytest
+
+import xarr as xa
+from conftest import assert_same
+
+
+def test_spaces():
+    np.testing.assert_allclose(np.asarray(xa.logspace(0, 3, 7)), np.logspace(0, 3, 7),
+                               rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(xa.logspace(1, 2, 5, base=2.0, endpoint=False)),
+                               np.logspace(1, 2, 5, base=2.0, endpoint=False), rtol=1e-13)
+    for start, stop, num, endpoint in ((1, 1000, 4, True), (2, 3.5, 9, False),
+                                       (-1, -1e5, 6, True), (5, 5, 1, True)):
+        got = np.asarray(xa.geomspace(start, stop, num, endpoint=endpoint))
+        want = np.geomspace(start, stop, num, endpoint=endpoint)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+        assert got[0] == want[0]
+        if endpoint:
+            assert got[-1] == want[-1]             # exact endpoints, as NumPy
+    with pytest.raises(ValueError, match="zero"):
+        xa.geomspace(0, 10)
+    assert xa.logspace(0, 1, 3, dtype=np.float32).dtype == np.float32
+
+
+def test_iterators_and_index_helpers():
+    assert list(xa.ndindex(2, 3)) == list(np.ndindex(2, 3))
+    assert list(xa.ndindex((2, 0))) == list(np.ndindex((2, 0)))
+    assert list(xa.ndindex()) == list(np.ndindex())
+    a = np.arange(6.0).reshape(2, 3)
+    got = list(xa.ndenumerate(xa.asarray(a)))
+    assert got == list(np.ndenumerate(a))
+    with pytest.raises(ValueError):
+        xa.ndindex(-1)
+    ix = xa.ix_([0, 1], np.array([True, False, True]))
+    want = np.ix_([0, 1], np.array([True, False, True]))
+    for g, w in zip(ix, want):
+        assert_same(g, w)
+    m = xa.asarray(np.arange(12).reshape(3, 4))
+    assert_same(m[xa.ix_([0, 2], [1, 3])], np.arange(12).reshape(3, 4)[np.ix_([0, 2], [1, 3])])
+    with pytest.raises(ValueError, match="1-dimensional"):
+        xa.ix_([[0, 1]])
+
+
+def test_fromfunction_and_atleast():
+    got = xa.fromfunction(lambda i, j: i * 10 + j, (3, 4))
+    assert_same(got, np.fromfunction(lambda i, j: i * 10 + j, (3, 4)))
+    got = xa.fromfunction(lambda i: i, (5,), dtype=np.int32)
+    assert_same(got, np.fromfunction(lambda i: i, (5,), dtype=np.int32))
+    parts = xa.atleast_2d(1.0, [1, 2], np.ones((2, 2)))
+    for g, w in zip(parts, np.atleast_2d(1.0, [1, 2], np.ones((2, 2)))):
+        assert_same(g, w)
+
+
+def test_bad_arguments_raise_as_numpy():
+    with pytest.raises(ValueError, match="1-d or 2-d"):
+        xa.diag(xa.ones((2, 2, 2)))
+    a = xa.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match="axis must be specified"):
+        xa.average(a, weights=[1, 2, 3])
+    with pytest.raises(ValueError, match="consistent"):
+        xa.average(a, axis=1, weights=[1, 2])
+    with pytest.raises(ZeroDivisionError):
+        xa.average(a, axis=1, weights=[1, -1, 0])
+    with pytest.raises(ValueError, match="too small"):
+        xa.gradient(xa.asarray([1.0, 2.0]), edge_order=2)
+    with pytest.raises(ValueError, match="All-NaN"):
+        xa.nanargmax(xa.asarray([[np.nan, np.nan], [1.0, 2.0]]), axis=1)
+    with pytest.raises(ValueError):
+        xa.nanmax(xa.zeros((0,)))
+
+
+def test_average_weights_and_returned():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    w = np.arange(1.0, 4.0)
+    for kw in ({"axis": 1, "weights": w}, {"axis": None}, {"axis": (0, 2)},
+               {"axis": 1, "weights": w, "keepdims": True}):
+        np.testing.assert_allclose(np.asarray(xa.average(xa.asarray(a), **kw)),
+                                   np.average(a, **kw), rtol=1e-13)
+    avg, scl = xa.average(xa.asarray(a), axis=1, weights=w, returned=True)
+    wavg, wscl = np.average(a, axis=1, weights=w, returned=True)
+    np.testing.assert_allclose(np.asarray(avg), wavg, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(scl), wscl)
+    ints = np.arange(6).reshape(2, 3)
+    assert xa.average(xa.asarray(ints), axis=0).dtype == np.average(ints, axis=0).dtype
+
+
+def test_under_jit_and_lazy():
+    a = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, np.nan]])
+    t = xa.asarray(a)
+
+    def f(x):
+        return xa.nanmean(x, axis=1) + xa.fmax(x, 2.0).sum(axis=1) + xa.sinc(x[:, 0]) + \
+            xa.nan_to_num(x).sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        want = np.nanmean(a, axis=1) + np.fmax(a, 2.0).sum(axis=1) + np.sinc(a[:, 0]) + \
+            np.nan_to_num(a).sum(axis=1)
+    np.testing.assert_allclose(np.asarray(xa.jit(f)(t)), want, rtol=1e-13)
+    with xa.lazy():
+        r = f(t)
+    np.testing.assert_allclose(np.asarray(r), want, rtol=1e-13)
+
+
+def test_nan_to_num_in_place_and_complex():
+    a = np.array([np.nan, np.inf, -np.inf, -0.0], np.float32)
+    t = xa.asarray(a)
+    r = xa.nan_to_num(t, copy=False, nan=-1.0, posinf=9.0)
+    assert r is t
+    assert_same(t, np.nan_to_num(a, nan=-1.0, posinf=9.0))
+    c = np.array([complex(np.nan, -0.0), complex(-np.inf, np.inf)], np.complex64)
+    assert_same(xa.nan_to_num(xa.asarray(c)), np.nan_to_num(c))

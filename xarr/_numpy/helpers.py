@@ -1,0 +1,259 @@
+"""NumPy's everyday helpers that xarr builds from its own functions: ``average``,
+``diag``, ``diagflat``, ``atleast_1d/2d/3d``, ``ix_``, ``fromfunction``, ``ndindex``,
+``ndenumerate``, ``logspace``, ``geomspace``, ``gradient``, ``ediff1d``.
+
+    >>> xa.average(xa.asarray([1.0, 2.0, 4.0]), weights=[1, 1, 2])     # 2.75
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from xarr._axes import normalize_axes
+from xarr._dtypes import CODE_OF, KINDS
+from xarr._numpy import ufuncs as U
+from xarr._numpy.contraction import diagonal
+from xarr._numpy.manipulation import broadcast_to, concatenate, ravel
+from xarr._numpy.reductions import mean, sum as _sum  # noqa: A004
+from xarr._ops.creation import arange, linspace, zeros
+from xarr._ops.indexing import nonzero
+from xarr._ops.structural import as_operand
+from xarr._tensor import Tensor
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """The (weighted) mean along ``axis``: sum(a * w) / sum(w). 1-D weights of a's
+    length along one ``axis`` broadcast along it. Raises as NumPy: TypeError when the
+    shapes differ and no axis is given, ValueError for a length mismatch,
+    ZeroDivisionError when the weights sum to zero (eagerly)."""
+    a = as_operand(a)
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if avg.size == 0:          # NumPy's count a.size / avg.size divides by zero
+            raise ZeroDivisionError(f"xa.average: no result elements (shape {avg.shape}) "
+                                    f"to average a of shape {a.shape} into")
+        if not returned:
+            return avg
+        n = a.size if axis is None else math.prod(a.shape[d] for d in
+                                                   normalize_axes(axis, a.ndim, "average"))
+        return avg, U.add(U.multiply(avg, 0), n).astype(avg.dtype)
+    w = as_operand(weights)
+    if w.shape != a.shape:
+        if axis is None:
+            raise TypeError("xa.average: axis must be specified when shapes of a "
+                            f"{a.shape} and weights {w.shape} differ")
+        axes = normalize_axes(axis, a.ndim, "average")
+        if w.shape != tuple(a.shape[d] for d in axes):
+            raise ValueError(f"xa.average: shape of weights {w.shape} must be consistent "
+                             f"with shape of a {a.shape} along axis {axis}")
+        order = sorted(range(len(axes)), key=lambda i: axes[i])
+        w = w.transpose(order) if len(axes) > 1 else w
+        w = w.reshape(tuple(a.shape[d] if d in axes else 1 for d in range(a.ndim)))
+    kind = KINDS[CODE_OF[U.add(a, w).dtype]]
+    if kind not in "fc":
+        a = a.astype(np.float64)
+    scl = _sum(U.multiply(U.add(w, U.multiply(a, 0)), 1), axis=axis, keepdims=keepdims)
+    if type(scl) is Tensor and bool(U.equal(scl, 0).any()):
+        raise ZeroDivisionError("xa.average: weights sum to zero, can't be normalized")
+    avg = U.divide(_sum(U.multiply(a, w), axis=axis, keepdims=keepdims), scl)
+    return (avg, scl.astype(avg.dtype)) if returned else avg
+
+
+def diag(v, k=0):
+    """A 1-D v on the k-th diagonal of a square matrix of side len(v) + |k| (zeros
+    elsewhere); the k-th diagonal of a 2-D v, as a new 1-D tensor."""
+    v = as_operand(v)
+    if v.ndim == 2:
+        return diagonal(v, offset=k).copy()
+    if v.ndim != 1:
+        raise ValueError(f"xa.diag: input must be 1-d or 2-d, got shape {v.shape}")
+    m = v.shape[0]
+    n = m + abs(k)
+    if m == 0:
+        return zeros((n, n), v.dtype)
+    rows = arange(n).reshape((n, 1))
+    cols = arange(n).reshape((1, n))
+    on = U.equal(U.subtract(cols, rows), k)           # out[i, i + k] = v[i] (k >= 0)
+    src = U.minimum(rows if k >= 0 else cols, m - 1)  # out[j - k, j] = v[j] (k < 0)
+    return U.where(on, v[src], 0).astype(v.dtype)
+
+
+def diagflat(v, k=0):
+    return diag(ravel(as_operand(v)), k)
+
+
+def atleast_1d(*arys):
+    out = [as_operand(a) for a in arys]
+    out = [a.reshape((1,)) if a.ndim == 0 else a for a in out]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        a = as_operand(a)
+        out.append(a.reshape((1, 1)) if a.ndim == 0 else a.reshape((1,) + a.shape)
+                   if a.ndim == 1 else a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in arys:
+        a = as_operand(a)
+        if a.ndim == 0:
+            a = a.reshape((1, 1, 1))
+        elif a.ndim == 1:
+            a = a.reshape((1,) + a.shape + (1,))
+        elif a.ndim == 2:
+            a = a.reshape(a.shape + (1,))
+        out.append(a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def ix_(*args):
+    """Open-mesh index arrays: the k-th 1-D sequence shaped (1, ..., n, ..., 1); a
+    boolean sequence becomes the indices of its True elements."""
+    out = []
+    nd = len(args)
+    for k, seq in enumerate(args):
+        s = as_operand(seq)
+        if s.ndim != 1:
+            raise ValueError(f"xa.ix_: cross index must be 1-dimensional, got shape {s.shape}")
+        if s.dtype == np.bool_:
+            s = nonzero(s)[0]
+        elif s.size == 0:
+            s = s.astype(np.intp)
+        out.append(s.reshape((1,) * k + (s.shape[0],) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function(i0, i1, ...) called once with the index tensors of ``shape`` (each of
+    that shape and ``dtype``, as NumPy's indices)."""
+    shape = tuple(int(n) for n in shape)
+    idx = []
+    for k, n in enumerate(shape):
+        r = arange(n, dtype=dtype).reshape((1,) * k + (n,) + (1,) * (len(shape) - k - 1))
+        idx.append(broadcast_to(r, shape).copy())
+    return function(*idx, **kwargs)
+
+
+class ndindex:
+    """Iterates the indices of an array of ``shape`` in row-major order (NumPy's
+    ndindex: ``ndindex(2, 3)`` or ``ndindex((2, 3))``)."""
+
+    def __init__(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], tuple):
+            shape = shape[0]
+        self.shape = tuple(int(n) for n in shape)
+        if any(n < 0 for n in self.shape):
+            raise ValueError(f"xa.ndindex: negative dimensions are not allowed: {self.shape}")
+        self._it = itertools.product(*(range(n) for n in self.shape))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+
+def ndenumerate(arr):
+    """(index, value) pairs of a tensor's elements in row-major order; values are
+    NumPy scalars, as t[i, j] gives them."""
+    t = as_operand(arr)
+    for idx in ndindex(t.shape):
+        yield idx, t[idx]
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop, num)."""
+    y = linspace(start, stop, num, endpoint=endpoint)
+    r = U.power(base, y)
+    return r.astype(dtype) if dtype is not None else r
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """num numbers spaced evenly on a log scale from start to stop (both non-zero, of
+    one sign); the endpoints are exact."""
+    if start == 0 or stop == 0:
+        raise ValueError("xa.geomspace: geometric sequence cannot include zero")
+    if isinstance(start, complex) or isinstance(stop, complex):
+        raise TypeError("xa.geomspace: complex endpoints are not supported")
+    sign = 1.0
+    if start < 0 and stop < 0:
+        start, stop, sign = -start, -stop, -1.0
+    elif start < 0 or stop < 0:
+        # NumPy returns complex values here; xarr's real geomspace refuses
+        raise ValueError("xa.geomspace: start and stop must have the same sign")
+    r = logspace(math.log10(start), math.log10(stop), num, endpoint=endpoint)
+    if num > 0:
+        r[0] = start
+        if endpoint and num > 1:
+            r[num - 1] = stop
+    r = U.multiply(r, sign)
+    return r.astype(dtype) if dtype is not None else r
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """Central differences in the interior, one-sided (first or second order) at the
+    edges, per axis; scalar spacings (one, or one per axis). One axis gives a tensor,
+    several a tuple, as NumPy."""
+    f = as_operand(f)
+    nd = f.ndim
+    axes = tuple(range(nd)) if axis is None else normalize_axes(axis, nd, "gradient")
+    if len(varargs) == 0:
+        dx = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        dx = [float(varargs[0])] * len(axes)
+    elif len(varargs) == len(axes) and all(np.ndim(v) == 0 for v in varargs):
+        dx = [float(v) for v in varargs]
+    else:
+        raise TypeError("xa.gradient: spacing must be scalars (one, or one per axis); "
+                        "coordinate arrays are not supported yet")
+    if edge_order not in (1, 2):
+        raise ValueError(f"xa.gradient: edge_order must be 1 or 2, got {edge_order}")
+    if KINDS[CODE_OF[f.dtype]] not in "fc":
+        f = f.astype(np.float64)
+    out = []
+    for a, h in zip(axes, dx):
+        n = f.shape[a]
+        if n < edge_order + 1:
+            raise ValueError("xa.gradient: shape of array too small to calculate a numerical "
+                             f"gradient, at least (edge_order + 1) = {edge_order + 1} "
+                             f"elements are required along axis {a}")
+
+        def sl(s):
+            return tuple(s if d == a else slice(None) for d in range(nd))
+        inner = U.divide(U.subtract(f[sl(slice(2, None))], f[sl(slice(None, -2))]), 2.0 * h)
+        if edge_order == 1:
+            first = U.divide(U.subtract(f[sl(slice(1, 2))], f[sl(slice(0, 1))]), h)
+            last = U.divide(U.subtract(f[sl(slice(-1, None))], f[sl(slice(-2, -1))]), h)
+        else:
+            first = U.divide(U.add(U.add(U.multiply(f[sl(slice(0, 1))], -1.5),
+                                         U.multiply(f[sl(slice(1, 2))], 2.0)),
+                                   U.multiply(f[sl(slice(2, 3))], -0.5)), h)
+            last = U.divide(U.add(U.add(U.multiply(f[sl(slice(-3, -2))], 0.5),
+                                        U.multiply(f[sl(slice(-2, -1))], -2.0)),
+                                  U.multiply(f[sl(slice(-1, None))], 1.5)), h)
+        out.append(concatenate([first, inner, last], axis=a).astype(f.dtype))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ary, with to_begin / to_end around them."""
+    a = ravel(as_operand(ary))
+    d = U.subtract(a[1:], a[:-1])
+    parts = []
+    if to_begin is not None:
+        parts.append(ravel(as_operand(to_begin)).astype(d.dtype))
+    parts.append(d)
+    if to_end is not None:
+        parts.append(ravel(as_operand(to_end)).astype(d.dtype))
+    return concatenate(parts) if len(parts) > 1 else d
+
+
+__all__ = ["average", "diag", "diagflat", "atleast_1d", "atleast_2d", "atleast_3d", "ix_",
+           "fromfunction", "ndindex", "ndenumerate", "logspace", "geomspace", "gradient",
+           "ediff1d"]
