@@ -101,6 +101,8 @@ SPECS["xa.fmax"] = _binary("fmax", REAL_FLOATS + [xa.int32], exact)
 SPECS["xa.fmin"] = _binary("fmin", REAL_FLOATS + [xa.int32], exact)
 SPECS["xa.heaviside"] = _binary("heaviside", REAL_FLOATS, exact)
 SPECS["xa.divmod"] = _binary("divmod", [xa.float32, xa.float64, xa.int32], exact)
+SPECS["xa.gcd"] = _binary("gcd", [xa.int8, xa.uint8, xa.int32, xa.int64, xa.uint16], exact)
+SPECS["xa.lcm"] = _binary("lcm", [xa.int8, xa.uint8, xa.int32, xa.int16], exact)
 
 NOT_FUZZED.update({
     "xa.ndenumerate": "a Python iterator over elements: test_everyday_functions",

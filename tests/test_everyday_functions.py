@@ -113,3 +113,20 @@ def test_nan_to_num_in_place_and_complex():
     assert_same(t, np.nan_to_num(a, nan=-1.0, posinf=9.0))
     c = np.array([complex(np.nan, -0.0), complex(-np.inf, np.inf)], np.complex64)
     assert_same(xa.nan_to_num(xa.asarray(c)), np.nan_to_num(c))
+
+
+def test_dtype_and_special_value_rules():
+    x = np.full(70000, 0.5, np.float16)
+    x[0] = np.nan                          # a float16 count beyond 65504 must not overflow
+    assert xa.nanmean(xa.asarray(x)).item() == np.nanmean(x)
+    y = np.tile(np.array([0, 1], np.float16), 35000)
+    y[0] = np.nan
+    assert xa.nanvar(xa.asarray(y)).item() == np.nanvar(y)
+    assert xa.average(xa.asarray([1.0, np.inf]), weights=[1, 1]).item() == np.inf
+    avg, n = xa.average(xa.asarray([1.0, np.inf]), returned=True)
+    assert n.item() == 2.0
+    i8 = np.array([1, 2], np.int8)
+    assert_same(xa.sinc(xa.asarray(i8)), np.sinc(i8))
+    assert_same(xa.unwrap(xa.asarray(i8)), np.unwrap(i8))
+    assert_same(xa.heaviside(xa.asarray(i8), xa.asarray(i8)), np.heaviside(i8, i8))
+    assert xa.average(xa.asarray(i8), weights=np.ones(2, np.float32)).dtype == np.float64

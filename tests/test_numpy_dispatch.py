@@ -243,3 +243,16 @@ def test_numpy_scalars_with_tensors_follow_numpy(dt, how):
                 np.testing.assert_allclose(np.asarray(got), want, rtol=4e-16)
             else:
                 assert_same(got, want)
+
+
+def test_out_and_dtype_edge_cases():
+    be = np.zeros(3, ">f8")                # asarray copies a byte-swapped array: no view
+    be += xa.ones(3)
+    assert np.array_equal(be, np.ones(3))
+    o = np.zeros(3, ">f8")
+    assert np.add(xa.ones(3), 1, out=o) is o and np.array_equal(o, np.full(3, 2.0))
+    with pytest.raises(TypeError, match="same_kind"):
+        np.add(xa.arange(3), 1.5, dtype=np.int64)
+    assert_same(np.add(xa.arange(3), 1.5, dtype=np.float32),
+                np.add(np.arange(3), 1.5, dtype=np.float32))
+    assert np.result_type(xa.ones(2, dtype=xa.float16), np.float32) == np.float32

@@ -532,3 +532,23 @@ def test_argmax_chunks_and_nan_bits(dt, restore_isa):
                 got = run(op, t, (0,))
                 assert _bits(got).tobytes() == _bits(want).tobytes(), (op, isa, y.size)
                 np.testing.assert_array_equal(got, getattr(np, op)(y))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=str)
+def test_signed_zero_ties_are_the_same_on_every_path(dt, restore_isa):
+    """A max / min over a -0.0 / +0.0 tie keeps the same zero on every ISA and whether the
+    row is alone or one of many (the float folds keep their pairwise tree: a one-leaf
+    fold of a long row once returned the other zero on the vector builds)."""
+    for n, pos in ((1100, (16, 1024)), (100000, (16, 32768)), (5000, (3000, 7))):
+        x = np.full(n, -1.0, dt)
+        x[pos[0]], x[pos[1]] = 0.0, -0.0
+        rows = np.tile(x, (4, 1))
+        for op in ("max", "min"):
+            y = x if op == "max" else -x
+            got = {}
+            for isa in ["ref"] + VECTOR_ISAS:
+                CORE.set_isa(isa)
+                got[isa] = _bits(run(op, xa.asarray(y), (0,))).tobytes()
+                many = run(op, xa.asarray(rows if op == "max" else -rows), (1,))
+                assert all(_bits(r).tobytes() == got[isa] for r in many), (op, isa, n)
+            assert len(set(got.values())) == 1, (op, n, got)

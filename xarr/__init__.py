@@ -49,12 +49,13 @@ from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info
                                    meshgrid, result_type, tril, triu, unstack)
 
 from xarr._numpy.interop import NumPyFallbackWarning
+from xarr._ops import update as _update  # noqa: F401  (item assignment on traced values)
 from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, diag, diagflat,
                                  ediff1d, fromfunction, geomspace, gradient, ix_,
                                  logspace, ndenumerate, ndindex)
 from xarr._numpy.mathfunctions import (angle, around, deg2rad, degrees, divmod, fix, fmax,  # noqa
-                                       fmin, heaviside, iscomplex, isreal, modf, nan_to_num,
-                                       rad2deg, radians, sinc, unwrap)
+                                       fmin, gcd, heaviside, iscomplex, isreal, lcm, modf,
+                                       nan_to_num, rad2deg, radians, sinc, unwrap)
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from xarr import _methods, _tensor
-from xarr._dispatch import api, install_operators
+from xarr._dispatch import BINARY_OPERATORS, api, install_operators
 from xarr._dtypes import CODE_OF, DTYPES, as_dtype, check_python_int
 from xarr._graph.ir import Computation, Instruction, Module, TensorType, type_text
 from xarr._graph.pytree import flatten, unflatten
@@ -53,6 +53,7 @@ class TraceState:
 
 
 STATE = TraceState()
+_WRITES = [0]            # traced item assignments so far (views re-read after one)
 _tensor.register_eager_state(trace_stack=STATE.stack)   # whole_reduce asks it
 
 
@@ -310,19 +311,40 @@ class Traced:
     the Tensor API's arithmetic, comparison and shape methods; its value is computed (lazy)
     or refused (jit) when Python needs it."""
 
-    __slots__ = ("instr", "__weakref__")
+    __slots__ = ("_instr", "_view", "__weakref__")
     __array_priority__ = 200
     __array_ufunc__ = _methods.__array_ufunc__
     __array_function__ = _methods.__array_function__
     _explicit_layout = None      # read by xa.*_like (xarr/_ops/creation.py)
 
     def __init__(self, instr):
-        self.instr = instr
+        self._instr = instr
+        self._view = None        # [base Traced, basic key, writes seen] for a view of base
+        self._track()
+
+    def _track(self):
+        """A lazy value not computed yet is pending (computed before a tensor write)."""
+        instr = self._instr
         if instr.value is None and instr.computation.kind == "lazy":
             STATE.pending[id(self)] = self
             _tensor.set_lazy_pending(True)         # (the tensor core's writes defer)
             if instr.depth >= LazyGraph.FLUSH_DEPTH:
                 evaluate_pending()
+
+    @property
+    def instr(self):
+        """The instruction holding this value. A view re-reads its base after any traced
+        write since it last looked (``w = u[1:]; u[2] = 0`` - then w sees the 0)."""
+        v = self._view
+        if v is not None and v[2] != _WRITES[0]:
+            v[2] = _WRITES[0]
+            self._instr = v[0][v[1]]._instr
+        return self._instr
+
+    @instr.setter
+    def instr(self, value):
+        self._instr = value
+        self._track()
 
     # ---------------------------------------------------------------- attributes
     @property
@@ -424,10 +446,21 @@ class Traced:
         return self.concrete().__array__(dtype, copy)
 
     def __iter__(self):
+        """The rows, as traced values (the loop unrolls into the graph, as in jax: the
+        length is static)."""
         if self.instr.computation.kind == "lazy":
             return iter(self.concrete())
-        raise TracerConversionError("xa.jit: iterating over a traced tensor is not supported "
-                                    "while tracing; use xa.lax ops on whole tensors")
+        if not self.instr.dims:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.instr.dims[0]))
+
+    @property
+    def real(self):
+        return api.numpy_apply("real", self)
+
+    @property
+    def imag(self):
+        return api.numpy_apply("imag", self)
 
     def item(self, *args):
         return self.concrete().item(*args)
@@ -447,13 +480,25 @@ class Traced:
     def __getitem__(self, key):
         if self.instr.computation.kind == "lazy":
             return self.concrete()[key]
-        return api.getitem(self, key)
+        if _traced_mask_in(key):
+            return MaskedSelection(self, key)
+        r = api.getitem(self, key)
+        if type(r) is Traced and r is not self and not _is_advanced(key):
+            r._view = [self, key, _WRITES[0]]   # a basic key gives a view: writes go through
+        return r
 
     def __setitem__(self, key, value):
-        raise TypeError("xa.jit / xa.lazy: item assignment (x[key] = v) on a traced value is "
-                        "not supported; traced values are immutable (a functional update "
-                        "arrives later) - assign on eager tensors, or build the result with "
-                        "xa.where")
+        """x[key] = value as a functional update (xarr/_ops/update.py): x becomes the
+        updated value; through a view, the base is updated too (from its current value)."""
+        _WRITES[0] += 1
+        if self._view is None:
+            self.instr = api.functional_setitem(self, key, value).instr
+            return
+        base, bkey = self._view[0], self._view[1]
+        new = api.functional_setitem(base[bkey], key, value)
+        base[bkey] = new
+        self.instr = new._instr
+        self._view[2] = _WRITES[0]
 
     # ---------------------------------------------------------------- shape methods
     def astype(self, dtype, copy=True):
@@ -482,9 +527,67 @@ class Traced:
 # and the NumPy-style methods (t.sum(axis=0) ...) Tensor has; fill writes in place, which
 # a graph value cannot.
 install_operators(Traced)
+for _stem, _name in BINARY_OPERATORS:       # x += v: NumPy's checks, then x[...] = x + v
+    setattr(Traced, f"__i{_stem}__",
+            lambda self, other, _name=_name: api.traced_inplace(_name, self, other))
 for _name in _methods.NAMES + _methods.MATMUL_OPERATORS:
     if _name not in ("fill", "__imatmul__"):
         setattr(Traced, _name, getattr(_methods, _name))
+
+
+def _traced_mask_in(key):
+    for it in (key if type(key) is tuple else (key,)):
+        if type(it) is Traced and it.instr.code == CODE_OF[np.dtype(np.bool_)] and \
+                it.instr.dims:
+            return True
+    return False
+
+
+class MaskedSelection:
+    """``x[mask]`` under xa.jit with a traced mask: its length is data-dependent, so it
+    only exists to be updated in place and written back. ``x[mask] *= -1`` (a getitem,
+    an in-place multiply, a setitem) becomes x = select(mask, x * -1, x). Any other use
+    raises the data-dependent error."""
+
+    __slots__ = ("base", "key", "values")
+
+    def __init__(self, base, key):
+        self.base, self.key, self.values = base, key, base
+
+    def _inplace(self, name, other):
+        if hasattr(other, "shape") and tuple(other.shape) != ():
+            _data_dependent(self.base, "an operand with elements per selected element")
+        r = api.numpy_apply(name, self.values, other)
+        if not np.can_cast(r.dtype, self.base.dtype, "same_kind"):
+            raise TypeError(f"xa.{name}: cannot cast the result {r.dtype} to the in-place "
+                            f"target's {self.base.dtype} under casting rule 'same_kind'")
+        self.values = r
+        return self
+
+    def __getattr__(self, name):
+        _data_dependent(self.base, f"using x[mask] ({name})")
+
+
+def _data_dependent(x, what):
+    raise TypeError(f"xa.jit: {what}: x[mask] with a traced mask has a data-dependent "
+                    f"shape (x is {type_text(x.instr.type)}) and cannot be traced; use "
+                    f"xa.where(mask, x, 0) (or another fill value) to keep the shape; "
+                    f"x[mask] = v and x[mask] op= scalar are traced")
+
+
+for _stem, _name in BINARY_OPERATORS:
+    setattr(MaskedSelection, f"__i{_stem}__",
+            lambda self, other, _name=_name: self._inplace(_name, other))
+
+
+def _is_advanced(key):
+    """Whether NumPy's indexing with ``key`` copies (arrays, masks, traced indices) rather
+    than giving a view (ints, slices, None, Ellipsis)."""
+    for it in (key if type(key) is tuple else (key,)):
+        if not (it is None or it is Ellipsis or type(it) is slice or
+                (isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)))):
+            return True
+    return False
 
 
 def _recorder_of(t):
@@ -501,6 +604,8 @@ def output_instr(comp, x, where):
         return instr_of(comp, _tensor.wrap_numpy(x), where)
     if isinstance(x, _PY_SCALARS) or isinstance(x, np.generic):
         return _constant(comp, api.asarray(x))
+    if isinstance(x, MaskedSelection):
+        _data_dependent(x.base, "returning x[mask]")
     raise TypeError(f"{where}: the function returned a {type(x).__name__}; results must be "
                     f"tensors (or tuples/lists/dicts of them)")
 

@@ -71,6 +71,8 @@ def result_type(*arrays_and_dtypes):
     for v in arrays_and_dtypes:
         if isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
             vals.append(v)
+        elif isinstance(v, type):           # np.float32 (a scalar type has a .dtype too)
+            vals.append(_DtypeOnly(as_dtype(v)))
         elif hasattr(v, "dtype"):
             vals.append(v)
         else:

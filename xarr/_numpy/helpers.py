@@ -16,17 +16,18 @@ from xarr._numpy import ufuncs as U
 from xarr._numpy.contraction import diagonal
 from xarr._numpy.manipulation import broadcast_to, concatenate, ravel
 from xarr._numpy.reductions import mean, sum as _sum  # noqa: A004
-from xarr._ops.creation import arange, linspace, zeros
+from xarr._ops.creation import arange, full_like, linspace, zeros
 from xarr._ops.indexing import nonzero
 from xarr._ops.structural import as_operand
 from xarr._tensor import Tensor
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """The (weighted) mean along ``axis``: sum(a * w) / sum(w). 1-D weights of a's
-    length along one ``axis`` broadcast along it. Raises as NumPy: TypeError when the
-    shapes differ and no axis is given, ValueError for a length mismatch,
-    ZeroDivisionError when the weights sum to zero (eagerly)."""
+    """The (weighted) mean along ``axis``: sum(a * w) / sum(w), in NumPy's result dtype
+    (float64 at least for integer a). 1-D weights of a's length along one ``axis``
+    broadcast along it. Raises as NumPy: TypeError when the shapes differ and no axis is
+    given, ValueError for a length mismatch, ZeroDivisionError when the weights sum to
+    zero (eagerly) or nothing is averaged."""
     a = as_operand(a)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
@@ -35,9 +36,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                                     f"to average a of shape {a.shape} into")
         if not returned:
             return avg
-        n = a.size if axis is None else math.prod(a.shape[d] for d in
-                                                   normalize_axes(axis, a.ndim, "average"))
-        return avg, U.add(U.multiply(avg, 0), n).astype(avg.dtype)
+        return avg, full_like(avg, a.size // avg.size)
     w = as_operand(weights)
     if w.shape != a.shape:
         if axis is None:
@@ -50,14 +49,18 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         order = sorted(range(len(axes)), key=lambda i: axes[i])
         w = w.transpose(order) if len(axes) > 1 else w
         w = w.reshape(tuple(a.shape[d] if d in axes else 1 for d in range(a.ndim)))
-    kind = KINDS[CODE_OF[U.add(a, w).dtype]]
-    if kind not in "fc":
-        a = a.astype(np.float64)
-    scl = _sum(U.multiply(U.add(w, U.multiply(a, 0)), 1), axis=axis, keepdims=keepdims)
+    ad, wd = np.dtype(a.dtype), np.dtype(w.dtype)
+    rd = np.result_type(ad, wd, np.float64) if ad.kind in "biu" else np.result_type(ad, wd)
+    scl = _sum(w.astype(rd), axis=axis, keepdims=keepdims)
     if type(scl) is Tensor and bool(U.equal(scl, 0).any()):
         raise ZeroDivisionError("xa.average: weights sum to zero, can't be normalized")
-    avg = U.divide(_sum(U.multiply(a, w), axis=axis, keepdims=keepdims), scl)
-    return (avg, scl.astype(avg.dtype)) if returned else avg
+    avg = U.divide(_sum(U.multiply(a.astype(rd), w.astype(rd)), axis=axis,
+                        keepdims=keepdims), scl)
+    if not returned:
+        return avg
+    if tuple(scl.shape) != tuple(avg.shape):
+        scl = broadcast_to(scl, tuple(avg.shape)).copy()
+    return avg, scl
 
 
 def diag(v, k=0):

@@ -130,9 +130,16 @@ def _apply(fn, what, fallback, args, kwargs):
         kwargs = dict(kwargs)
         del kwargs["out"]
         return _write_out(out, fn(*args, **kwargs))
-    if isinstance(out, np.ndarray):            # written through a zero-copy tensor view
-        fn(*args, **dict(kwargs, out=asarray(out)))
-        return out
+    if isinstance(out, np.ndarray):
+        view = asarray(out)
+        back = np.asarray(view)
+        if back.dtype == out.dtype and back.ctypes.data == out.ctypes.data and \
+                back.strides == out.strides:   # written through a zero-copy tensor view
+            fn(*args, **dict(kwargs, out=view))
+            return out
+        kwargs = dict(kwargs)                  # (a byte-swapped out: computed, then copied)
+        del kwargs["out"]
+        return _write_out(out, fn(*args, **kwargs))
     return fn(*args, **kwargs)
 
 
@@ -157,9 +164,16 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             return r if out is None else _write_out(out, r)
         where = kwargs.pop("where", True)
         dtype = kwargs.pop("dtype", None)
-        if dtype is not None:
-            inputs = tuple(xa.asarray(x).astype(dtype) if not isinstance(x, (int, float,
-                           complex)) else x for x in inputs)
+        if dtype is not None:                  # inputs cast to dtype under 'same_kind'
+            dtype = np.dtype(dtype)
+            for x in inputs:
+                src = np.asarray(x).dtype if isinstance(x, (int, float, complex)) else \
+                    np.dtype(xa.asarray(x).dtype)
+                if not np.can_cast(src, dtype, "same_kind"):
+                    raise TypeError(f"Cannot cast ufunc '{name}' input from {src!r} to "
+                                    f"{dtype!r} with casting rule 'same_kind'")
+            inputs = tuple(x if isinstance(x, (int, float, complex)) else
+                           xa.asarray(x).astype(dtype) for x in inputs)
         if where is not True:
             if out is None:
                 return _fallback(f"{what} with where= and no out=", call, inputs,

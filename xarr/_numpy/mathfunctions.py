@@ -1,7 +1,8 @@
 """NumPy's everyday scalar math that xarr builds from its elementwise functions
 (xarr/_numpy/ufuncs.py), as NumPy defines each: ``fmax``, ``fmin``, ``heaviside``,
 ``divmod``, ``modf``, ``sinc``, ``deg2rad`` / ``radians``, ``rad2deg`` / ``degrees``,
-``angle``, ``isreal``, ``iscomplex``, ``fix``, ``around``, ``nan_to_num``, ``unwrap``.
+``angle``, ``isreal``, ``iscomplex``, ``fix``, ``around``, ``nan_to_num``, ``unwrap``,
+``gcd``, ``lcm``.
 Being compositions of xarr ops they run eagerly, under xa.jit and in xa.lazy, where the
 graph fuses each into one kernel.
 
@@ -20,6 +21,7 @@ from xarr._numpy.reductions import cumsum
 from xarr._ops.creation import full_like
 from xarr._ops.elementwise import lax_apply
 from xarr._ops.structural import as_operand
+from xarr._tensor import Tensor
 
 
 def lax_complex(re, im):
@@ -36,6 +38,12 @@ def _float(x):
     float32, int32 -> float64)."""
     x = as_operand(x)
     return x if _kind(x) in "fc" else x.astype(np.promote_types(x.dtype, np.float16))
+
+
+def _float64(x):
+    """x as a float tensor, integers and bools as float64 (what pi * x gives in NumPy)."""
+    x = as_operand(x)
+    return x if _kind(x) in "fc" else x.astype(np.float64)
 
 
 def fmax(x1, x2):
@@ -58,8 +66,8 @@ def heaviside(x1, x2):
     """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, NaN where x1 is NaN; a float
     result (float64 for integers)."""
     dt = U.add(x1, x2).dtype
-    if KINDS[CODE_OF[dt]] != "f":
-        dt = np.dtype(np.float64)
+    if KINDS[CODE_OF[dt]] != "f":                # the smallest float that holds them
+        dt = np.promote_types(dt, np.float16)
     r = U.where(U.less(x1, 0), 0.0, U.where(U.greater(x1, 0), 1.0, x2))
     return U.where(U.isnan(x1), float("nan"), r).astype(dt)
 
@@ -81,7 +89,7 @@ def modf(x):
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0 (NumPy's formula: pi x = 0 is evaluated at the
     dtype's epsilon, 1e-20 for complex)."""
-    y = U.multiply(math.pi, _float(x))
+    y = U.multiply(math.pi, _float64(x))        # (NumPy: pi * x, float64 for integers)
     eps = float(np.finfo(y.dtype).eps) if _kind(y) == "f" else 1.0e-20
     y = U.where(U.not_equal(y, 0), y, eps).astype(y.dtype)
     return U.divide(U.sin(y), y)
@@ -164,7 +172,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     """Unwraps phase p along ``axis``: where neighbours jump by more than
     max(discont, period / 2), the jump is replaced by its complement modulo ``period``
     (NumPy's algorithm for float input; integer input is computed in float64)."""
-    p = _float(p)
+    p = _float64(p)                             # (NumPy: float64 for integers)
     nd = p.ndim
     a = axis % nd if nd else 0
     dd = diff(p, axis=a)
@@ -178,3 +186,36 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     first = tuple(slice(0, 1) if d == a else slice(None) for d in range(nd))
     rest = tuple(slice(1, None) if d == a else slice(None) for d in range(nd))
     return concatenate([p[first], U.add(p[rest], cumsum(correct, axis=a))], axis=a)
+
+
+def _euclid_steps(dtype):
+    """Remainder steps that finish Euclid's algorithm on any |a|, |b| of ``dtype``: the
+    worst case is consecutive Fibonacci numbers, F(k) < 2**bits for k < 1.45 bits + 2."""
+    return int(1.45 * 8 * np.dtype(dtype).itemsize) + 3
+
+
+def gcd(x1, x2):
+    """The greatest common divisor of |x1| and |x2| (integers; gcd(0, 0) = 0), by
+    Euclid's algorithm on whole tensors. Eagerly it stops once every remainder is 0;
+    under xa.jit it runs the dtype's worst-case step count (a fixed graph)."""
+    a, b = as_operand(U.add(x1, 0)), as_operand(U.add(x2, 0))
+    dt = U.add(a, b).dtype
+    if KINDS[CODE_OF[dt]] not in "iu":
+        raise TypeError(f"xa.gcd: integer operands required, got {a.dtype} and {b.dtype}")
+    a, b = U.absolute(a.astype(dt)), U.absolute(b.astype(dt))
+    for _ in range(_euclid_steps(dt)):
+        if isinstance(b, Tensor) and not bool(U.not_equal(b, 0).any()):
+            break
+        nz = U.not_equal(b, 0)
+        # C's truncated remainder, as NumPy's npy_gcd (|INT_MIN| stays negative)
+        a, b = U.where(nz, b, a), U.where(nz, U.fmod(a, U.where(nz, b, 1)), 0)
+    return a
+
+
+def lcm(x1, x2):
+    """The least common multiple of |x1| and |x2| (0 when either is 0)."""
+    g = gcd(x1, x2)
+    a = U.absolute(U.add(x1, U.multiply(g, 0)))
+    b = U.absolute(U.add(x2, U.multiply(g, 0)))
+    return U.where(U.equal(g, 0), 0, U.multiply(U.floor_divide(a, U.where(U.equal(g, 0), 1, g)),
+                                                 b)).astype(g.dtype)

@@ -83,9 +83,14 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     if not _has_nan(a):
         return R.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
     s = R.sum(_replaced(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
-    n = _count(a, axis, keepdims)
-    return U.divide(s, n.astype(s.dtype if KINDS[CODE_OF[s.dtype]] == "f" else
-                                U.real(s).dtype))
+    return _divide_by_count(s, _count(a, axis, keepdims))
+
+
+def _divide_by_count(s, n):
+    """s / n (n an int64 count) computed as NumPy's _divide_by_count does: the division
+    promotes (float16 / int64 is float64), the result is cast back to s's dtype, so a
+    float16 count above 2048 neither rounds nor overflows."""
+    return U.divide(s, n).astype(s.dtype)
 
 
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -100,9 +105,9 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     sq = U.multiply(d, U.conjugate(d)).real if KINDS[CODE_OF[d.dtype]] == "c" else \
         U.multiply(d, d)
     s = R.sum(sq, axis=axis, keepdims=keepdims)
-    dof = U.subtract(R.sum(U.logical_not(nan), axis=axis, keepdims=keepdims).astype(s.dtype),
-                     ddof)
-    return U.where(U.less_equal(dof, 0), float("nan"), U.divide(s, dof))
+    dof = U.subtract(R.sum(U.logical_not(nan), axis=axis, keepdims=keepdims), ddof)
+    return U.where(U.less_equal(dof, 0), float("nan"), _divide_by_count(s, dof)).astype(
+        s.dtype)
 
 
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):

@@ -9,7 +9,7 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._bindings.dlpack import from_dlpack_capsule
-from xarr._dispatch import register
+from xarr._dispatch import api, register
 from xarr._dtypes import CODE_OF, as_dtype
 from xarr._graph.trace import Traced
 from xarr._ops import layout as _layout
@@ -59,6 +59,10 @@ def asarray(obj, dtype=None, *, copy=None, layout=None, device=None):
         t = _tensor.wrap_numpy(obj)
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         t = from_dlpack(obj)
+    elif type(obj) in (list, tuple) and api.contains_traced(obj):
+        t = api.stack_sequence(obj, dt)        # traced elements: stacked in the graph
+        return t if layout is None else _with_layout(t, _layout.as_layout(
+            layout, t.ndim, "asarray"), "asarray")
     else:
         try:
             view = memoryview(obj)

@@ -238,11 +238,10 @@ template <class T, class F> struct Kern {
   static constexpr int64_t kRowLeaf = 32;
   static constexpr int64_t kArgChunk = kLeaf;  // arg_row's one-pass chunk, elements
   static constexpr bool kVec = kVectorBuild && !IsCplx<H>::value;
-  // An exact fold (max, min, and, or; integer sums wrap) gives the same result in any
-  // order, so a contiguous row needs no pairwise tree: row() folds it as one leaf.
-  static constexpr bool kExact = std::is_same_v<F, FMax> || std::is_same_v<F, FMin> ||
-                                 std::is_same_v<F, FAnd> || std::is_same_v<F, FOr> ||
-                                 std::is_integral_v<H>;
+  // An integer fold (sums wrap; max, min, and, or) gives the same bits in any order, so
+  // a contiguous row needs no pairwise tree: row() folds it as one leaf. (Not float max /
+  // min: a tie of -0.0 and +0.0 keeps the older one, so the order shows in the sign.)
+  static constexpr bool kExact = std::is_integral_v<H>;
   using V = typename VecOf<H>::type;
 
   static A ld(const T& v) { return static_cast<A>(load<T>(v)); }
