@@ -14,9 +14,10 @@ from conftest import assert_same
 def run_all(fn, *arrays):
     """fn on NumPy copies (the reference), under xa.jit, and inside xa.lazy."""
     want = fn(*[a.copy() for a in arrays])
-    got_jit = xa.jit(fn)(*[xa.asarray(a) for a in arrays])
+    got_jit = xa.jit(fn)(*[xa.asarray(a.copy()) for a in arrays])
     with xa.lazy():
-        got_lazy = fn(*[xa.asarray(a).astype(a.dtype) for a in arrays])   # lazy values
+        got_lazy = fn(*[xa.positive(xa.asarray(a.copy())) if a.dtype != bool else
+                        xa.asarray(a.copy()) for a in arrays])        # real lazy values
     return want, got_jit, got_lazy
 
 
@@ -224,3 +225,53 @@ def test_the_benchmark_kernels_trace():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-9,
                                    err_msg=name)
     assert refused == {"row_norms_loop", "row_iteration"}
+
+
+def test_review_cases_elements_views_and_nesting():
+    def swap(x):
+        t = x[0]                      # an element is a copy, as NumPy's scalar
+        x[0] = x[2]
+        x[2] = t
+        return x
+    check(swap, np.array([1.0, 2.0, 3.0]))
+
+    def accumulate(x):
+        a = x[0]
+        for i in range(1, 3):
+            a += x[i]
+        return xa.stack([a, x[0]]) if not isinstance(x, np.ndarray) else np.stack([a, x[0]])
+    check(accumulate, np.array([1.0, 2.0, 3.0]))
+
+    def rows(x):
+        for v in x:                   # 0-d rows of a 1-d x are copies: x unchanged
+            v *= 2
+        return x
+    check(rows, np.array([1.0, 2.0]))
+
+    def stale_view(x):
+        w = x[1:4]
+        x[2] = 5.0                    # the view sees its base's later write
+        return w * 1
+    check(stale_view, np.zeros(5))
+    assert_same(xa.jit(lambda x: (x.__setitem__(1, 5.0), x[1:3])[1])(xa.zeros(4)),
+                np.array([5.0, 0.0]))
+
+    def loop(x):
+        w = x[1:]
+        x = xa.lax.fori_loop(0, 3, lambda i, c: c + 1.0, x)
+        return w * 1                  # w's base was not written: no re-read in the body
+    assert_same(xa.jit(loop)(xa.zeros(3)), np.zeros(2))
+
+    with pytest.raises(TypeError, match="reshape"):
+        xa.jit(lambda x: (x.T.__setitem__(0, 5.0), x)[1])(xa.zeros((2, 2)))
+
+    inner = xa.jit(lambda x: (x.__setitem__(0, 5.0), x * 1)[1])
+    outer = xa.jit(lambda x: inner(x) + x)        # the inner write stays inner's
+    assert_same(outer(xa.zeros(2)), np.array([5.0, 0.0]))
+
+    f32 = xa.jit(lambda x: xa.array([x[0], 1.5]))(xa.ones(2, dtype=xa.float32))
+    assert f32.dtype == np.array([np.float32(1), 1.5]).dtype
+    with xa.lazy():
+        lz = xa.positive(xa.zeros(4))
+        with pytest.raises(IndexError, match="out of bounds"):
+            lz[np.array([5])] = 1.0

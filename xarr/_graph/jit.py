@@ -150,6 +150,9 @@ class Jitted:
                     return compiled._run(args)
         if STATE.stack:
             # called while another function is traced: inlined into that trace, as jax does
+            # (on fresh handles: item assignment inside rebinds them, not the caller's)
+            args = tuple(Traced(a.instr) if type(a) is Traced else a for a in args)
+            kwargs = {k: Traced(v.instr) if type(v) is Traced else v for k, v in kwargs.items()}
             return self.fn(*args, **kwargs)
         key, tensors, full = self._split(args, kwargs)
         compiled = self._cache.get(key)
@@ -228,12 +231,13 @@ def trace_function(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=
     STATE.stack.append(comp)
     try:
         out = fn(*targs, **tkwargs)
+        leaves = []
+        struct = flatten(out, leaves)
+        # (inside the trace: a view returned after writes to its base re-reads it here)
+        roots = [output_instr(comp, x, "xa.jit") for x in leaves]
     finally:
         STATE.stack.pop()
     comp.finished = True
-    leaves = []
-    struct = flatten(out, leaves)
-    roots = [output_instr(comp, x, "xa.jit") for x in leaves]
     set_root(comp, roots)
     return Lowered(module, struct)
 

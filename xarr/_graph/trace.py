@@ -53,7 +53,7 @@ class TraceState:
 
 
 STATE = TraceState()
-_WRITES = [0]            # traced item assignments so far (views re-read after one)
+_DERIVED = "derived"     # Traced._view of x.T, x.reshape(...), x.real: writes refused
 _tensor.register_eager_state(trace_stack=STATE.stack)   # whole_reduce asks it
 
 
@@ -333,12 +333,14 @@ class Traced:
 
     @property
     def instr(self):
-        """The instruction holding this value. A view re-reads its base after any traced
-        write since it last looked (``w = u[1:]; u[2] = 0`` - then w sees the 0)."""
+        """The instruction holding this value. A view re-reads its base when the base
+        was written since it last looked (``w = u[1:]; u[2] = 0`` - then w sees the 0)."""
         v = self._view
-        if v is not None and v[2] != _WRITES[0]:
-            v[2] = _WRITES[0]
-            self._instr = v[0][v[1]]._instr
+        if v is not None and v is not _DERIVED:
+            base_instr = v[0].instr
+            if base_instr is not v[2]:
+                v[2] = base_instr
+                self._instr = v[0][v[1]]._instr
         return self._instr
 
     @instr.setter
@@ -456,11 +458,11 @@ class Traced:
 
     @property
     def real(self):
-        return api.numpy_apply("real", self)
+        return _derived(api.numpy_apply("real", self), self)
 
     @property
     def imag(self):
-        return api.numpy_apply("imag", self)
+        return _derived(api.numpy_apply("imag", self), self)
 
     def item(self, *args):
         return self.concrete().item(*args)
@@ -478,19 +480,22 @@ class Traced:
         return (1, 0)
 
     def __getitem__(self, key):
-        if self.instr.computation.kind == "lazy":
-            return self.concrete()[key]
         if _traced_mask_in(key):
-            return MaskedSelection(self, key)
+            if self.instr.computation.kind != "lazy":
+                return MaskedSelection(self, key)
+            key = _concrete_masks(key)
         r = api.getitem(self, key)
-        if type(r) is Traced and r is not self and not _is_advanced(key):
-            r._view = [self, key, _WRITES[0]]   # a basic key gives a view: writes go through
-        return r
+        if type(r) is Traced and r is not self and r.instr.dims and not _is_advanced(key):
+            r._view = [self, key, self.instr]   # a basic key gives a view: writes go through
+        return r                                 # (an element is a copy, as NumPy's scalar)
 
     def __setitem__(self, key, value):
         """x[key] = value as a functional update (xarr/_ops/update.py): x becomes the
         updated value; through a view, the base is updated too (from its current value)."""
-        _WRITES[0] += 1
+        if self._view is _DERIVED:
+            raise TypeError("xa.jit / xa.lazy: writing into x.T, x.reshape(...), x.real ... "
+                            "would change x in NumPy, which a traced update cannot follow; "
+                            "write to x with its own key, or .copy() the derived value first")
         if self._view is None:
             self.instr = api.functional_setitem(self, key, value).instr
             return
@@ -498,7 +503,7 @@ class Traced:
         new = api.functional_setitem(base[bkey], key, value)
         base[bkey] = new
         self.instr = new._instr
-        self._view[2] = _WRITES[0]
+        self._view[2] = base.instr
 
     # ---------------------------------------------------------------- shape methods
     def astype(self, dtype, copy=True):
@@ -507,7 +512,7 @@ class Traced:
     def reshape(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return api.reshape(self, shape)
+        return _derived(api.reshape(self, shape), self)
 
     def transpose(self, *axes):
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
@@ -515,7 +520,7 @@ class Traced:
         n = self.ndim
         perm = tuple(range(n - 1, -1, -1)) if not axes else \
             tuple(operator.index(p) % n if n else operator.index(p) for p in axes)
-        return api.lax_transpose(self, perm)
+        return _derived(api.lax_transpose(self, perm), self)
 
     def copy(self):
         return copy(_recorder_of(self), self)
@@ -533,6 +538,22 @@ for _stem, _name in BINARY_OPERATORS:       # x += v: NumPy's checks, then x[...
 for _name in _methods.NAMES + _methods.MATMUL_OPERATORS:
     if _name not in ("fill", "__imatmul__"):
         setattr(Traced, _name, getattr(_methods, _name))
+
+
+def _derived(r, source):
+    """A value NumPy would give as a view of ``source`` (x.T, x.reshape(...), x.real): a
+    write into it is refused (Traced.__setitem__), not silently kept from the base."""
+    if type(r) is Traced and r is not source and r._view is None:
+        r._view = _DERIVED
+    return r
+
+
+def _concrete_masks(key):
+    one = type(key) is not tuple
+    items = tuple(it.concrete() if type(it) is Traced and it.instr.dims and
+                  it.instr.code == CODE_OF[np.dtype(np.bool_)] else it
+                  for it in ((key,) if one else key))
+    return items[0] if one else items
 
 
 def _traced_mask_in(key):

@@ -82,11 +82,26 @@ def _basic(x, basic, value):
     return E.lax_apply("select", mask, placed, x)
 
 
+def _check_bounds(x, key):
+    """IndexError now for a concrete index array out of range (in xa.lazy the positions
+    are computed later, where the error would surface at an unrelated write)."""
+    plan = I._plan(tuple(x.shape), I.normalize_key(key))
+    for _, kind, val, d in plan.adv:
+        if kind == "array" and not isinstance(val, Traced) and val.size:
+            a = np.asarray(val)
+            n = x.shape[d]
+            bad = a[(a >= n) | (a < -n)]
+            if bad.size:
+                raise IndexError(f"index {int(bad[0])} is out of bounds for axis {d} with "
+                                 f"size {n}")
+
+
 def _one_hot(x, key, value):
     """x with x[key] = value for any key (integer arrays, masks, mixed): the flat
     positions the key selects (the same key applied to an iota), and for each element of
     x the last write to it."""
     n = x.size
+    _check_bounds(x, key)
     positions = I.getitem(S.reshape(arange(n, dtype=np.int64), tuple(x.shape)), key)
     k = positions.size
     if k * n > MAX_ONE_HOT:
@@ -180,7 +195,12 @@ def stack_sequence(obj, dtype=None):
                 yield from leaves(v)
             else:
                 yield v
-    dt = np.dtype(dtype) if dtype is not None else E.promote(list(leaves(obj)))
+    # (NumPy's array construction types Python scalars by default - float64, int64 - not
+    # weakly: np.array([np.float32(1), 1.5]) is float64)
+    default = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
+               complex: np.dtype(np.complex128)}
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(
+        *[default.get(type(v), None) or np.dtype(v.dtype) for v in leaves(obj)])
 
     def build(o):
         parts = [build(v) if type(v) in (list, tuple) else
