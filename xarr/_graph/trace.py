@@ -485,7 +485,7 @@ class Traced:
                 return MaskedSelection(self, key)
             key = _concrete_masks(key)
         r = api.getitem(self, key)
-        if type(r) is Traced and r is not self and r.instr.dims and not _is_advanced(key):
+        if type(r) is Traced and r is not self and r.instr.dims and not api.is_advanced(key):
             r._view = [self, key, self.instr]   # a basic key gives a view: writes go through
         return r                                 # (an element is a copy, as NumPy's scalar)
 
@@ -599,16 +599,6 @@ def _data_dependent(x, what):
 for _stem, _name in BINARY_OPERATORS:
     setattr(MaskedSelection, f"__i{_stem}__",
             lambda self, other, _name=_name: self._inplace(_name, other))
-
-
-def _is_advanced(key):
-    """Whether NumPy's indexing with ``key`` copies (arrays, masks, traced indices) rather
-    than giving a view (ints, slices, None, Ellipsis)."""
-    for it in (key if type(key) is tuple else (key,)):
-        if not (it is None or it is Ellipsis or type(it) is slice or
-                (isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)))):
-            return True
-    return False
 
 
 def _recorder_of(t):

@@ -672,4 +672,5 @@ def take_along_axis(x, indices, axis=-1):
     return getitem(x, tuple(key))
 
 
-register(getitem=getitem, setitem=setitem, take=take, nonzero=nonzero)
+register(getitem=getitem, setitem=setitem, take=take, nonzero=nonzero,
+         is_advanced=is_advanced)
