@@ -142,7 +142,7 @@ def workloads():
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
-        indexing_rows(a, xa_a) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t) + \
+        indexing_rows(a, xa_a) + search_rows(jx) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t) + \
         call_rows() + kernel_rows() + sweep_rows(), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
@@ -216,6 +216,35 @@ def indexing_rows(a, xa_a):
          best, a.nbytes + mask.nbytes),
         ("gather", "x[idx] 1M random of 16M f32", lambda: a[idx], lambda: xa_a[xidx], best,
          None),
+    ]
+
+
+def search_rows(jx):
+    """The sort family's binary searches (issue 16's searchsorted target: 1.5x NumPy on 1M
+    random keys into 16M sorted f32) and interp (issue 14), against NumPy and jax.jit."""
+    rng = np.random.default_rng(16)
+    big = np.sort(rng.random(16_000_000, dtype=np.float32))
+    keys = rng.random(1_000_000, dtype=np.float32)
+    xp, fp = np.sort(rng.random(1000)), rng.standard_normal(1000)
+    x, xs = rng.random(1_000_000), rng.random(100)
+    skeys = np.sort(keys)
+    tb, tk, tsk, txp, tfp, tx, txs = (xa.asarray(v) for v in (big, keys, skeys, xp, fp, x,
+                                                              xs))
+    if jax is not None:
+        jb, jkey, jxp, jfp, jxx = (jnp.asarray(v) for v in (big, keys, xp, fp, x))
+        jss = jax.jit(jnp.searchsorted)
+        jint = jax.jit(jnp.interp)
+        jx["searchsorted"] = lambda: jss(jb, jkey).block_until_ready()
+        jx["search_interp"] = lambda: jint(jxx, jxp, jfp).block_until_ready()
+    return [
+        ("searchsorted", "searchsorted 1M random keys into 16M sorted f32",
+         lambda: np.searchsorted(big, keys), lambda: xa.searchsorted(tb, tk), best, None),
+        ("search_sorted_keys", "searchsorted 1M sorted keys into 16M sorted f32",
+         lambda: np.searchsorted(big, skeys), lambda: xa.searchsorted(tb, tsk), best, None),
+        ("search_interp", "interp 1M f64 points on 1000 samples",
+         lambda: np.interp(x, xp, fp), lambda: xa.interp(tx, txp, tfp), best, None),
+        ("search_interp_small", "interp 100 points on 1000 samples (per call)",
+         lambda: np.interp(xs, xp, fp), lambda: xa.interp(txs, txp, tfp), per_call, None),
     ]
 
 

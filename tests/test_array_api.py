@@ -2,7 +2,7 @@
 ``t.__array_namespace__()``, ``xa.__array_namespace_info__()``, the data-type functions
 (result_type, can_cast, finfo, iinfo, isdtype), meshgrid, tril/triu, unstack, diff,
 matrix_transpose, cumulative_sum/cumulative_prod (include_initial) against NumPy; the
-presence of every function of the standard's (2023.12) creation, elementwise,
+presence of every function of the standard's (2024.12) creation, elementwise,
 manipulation, searching, statistical, utility and data-type groups; and, when
 ``array_api_strict`` is importable, a few functions against it."""
 
@@ -28,8 +28,21 @@ def test_array_namespace():
     t = xa.ones((2, 3))
     assert t.__array_namespace__() is xa
     assert t.__array_namespace__(api_version=None) is xa
-    assert xa.__array_api_version__ == "2023.12"
+    assert xa.__array_api_version__ == "2024.12"
     assert t.__array_namespace__(api_version="2023.12") is xa
+    assert t.__array_namespace__(api_version="2024.12") is xa
+    with pytest.raises(ValueError, match="api_version"):
+        t.__array_namespace__(api_version="2099.12")
+    assert t.to_device("cpu") is t and t.device == "cpu"
+    with pytest.raises(ValueError, match="device"):
+        t.to_device("gpu")
+    assert xa.astype(t, xa.float32, device="cpu").dtype == xa.float32
+    with pytest.raises(ValueError, match="device"):
+        xa.astype(t, xa.float32, device="gpu")
+    seen = []
+    xa.jit(lambda v: seen.append((v.device, v.to_device("cpu") is v,
+                                  v.__array_namespace__(api_version="2024.12"))) or v)(t)
+    assert seen == [("cpu", True, xa)]
 
 
 def test_array_namespace_info():
@@ -266,7 +279,7 @@ def test_cumulative_sum_examples():
                 np.zeros(1, np.float32))
 
 
-# ------------------------------------------------------------------------ presence (2023.12)
+# ------------------------------------------------------------------------ presence (2024.12)
 CREATION = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
             "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu",
             "zeros", "zeros_like"]
@@ -279,11 +292,12 @@ ELEMENTWISE = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", 
                "logical_and", "logical_not", "logical_or", "logical_xor", "maximum",
                "minimum", "multiply", "negative", "not_equal", "positive", "pow", "real",
                "remainder", "round", "sign", "signbit", "sin", "sinh", "square", "sqrt",
-               "subtract", "tan", "tanh", "trunc"]
+               "subtract", "tan", "tanh", "trunc", "nextafter", "reciprocal"]
 MANIPULATION = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip",
                 "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack",
                 "tile", "unstack"]
-SEARCHING = ["argmax", "argmin", "nonzero", "where", "count_nonzero"]   # searchsorted: later
+SEARCHING = ["argmax", "argmin", "nonzero", "where", "count_nonzero", "searchsorted"]
+INDEXING = ["take", "take_along_axis"]
 STATISTICAL = ["cumulative_sum", "cumulative_prod", "max", "mean", "min", "prod", "std",
                "sum", "var"]
 UTILITY = ["all", "any", "diff"]
@@ -292,7 +306,8 @@ DTYPE_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "ui
                "uint64", "float32", "float64", "complex64", "complex128"]
 CONSTANTS = ["e", "inf", "nan", "newaxis", "pi"]
 GROUPS = {"creation": CREATION, "elementwise": ELEMENTWISE, "manipulation": MANIPULATION,
-          "searching": SEARCHING, "statistical": STATISTICAL, "utility": UTILITY,
+          "searching": SEARCHING, "indexing": INDEXING, "statistical": STATISTICAL,
+          "utility": UTILITY,
           "data-type": DATA_TYPE, "dtypes": DTYPE_NAMES, "constants": CONSTANTS}
 
 
@@ -332,6 +347,7 @@ def test_statistical_signatures(name):
 # ------------------------------------------------------------------------ array-api-strict
 try:
     import array_api_strict as xp
+    xp.set_array_api_strict_flags(api_version="2024.12")
 except ImportError:          # pragma: no cover - then the comparisons below skip
     xp = None
 needs_strict = pytest.mark.skipif(xp is None, reason="array-api-strict is not installed")
@@ -367,7 +383,12 @@ def test_promotion_table_matches_array_api_strict():
 @pytest.mark.parametrize("case", ["cumulative_sum", "cumulative_prod", "meshgrid", "tril",
                                   "triu", "unstack", "diff", "matrix_transpose", "argmax",
                                   "count_nonzero", "concat", "stack", "roll", "tile",
-                                  "repeat", "moveaxis", "var", "std", "clip", "where"])
+                                  "repeat", "moveaxis", "var", "std", "clip", "where",
+                                  "reciprocal", "nextafter", "take_along_axis", "diff_append",
+                                  "cumulative_prod", "count_nonzero_keep", "scalar_left",
+                                  "scalar_right", "scalar_shift", "scalar_pow",
+                                  "scalar_compare", "where_scalars", "complex_scalar",
+                                  "conj_real", "real_real", "mean_complex", "take_negative"])
 def test_functions_match_array_api_strict(case):
     rng = np.random.default_rng(8)
     x = rng.integers(-5, 6, (3, 4)).astype(np.int32)
@@ -396,6 +417,26 @@ def test_functions_match_array_api_strict(case):
         "std": lambda m, a, b: m.std(b, axis=1, keepdims=True),
         "clip": lambda m, a, b: m.clip(b, -0.5, 0.5),
         "where": lambda m, a, b: m.where(a > 0, b, 0.0),
+        # 2024.12's additions
+        "reciprocal": lambda m, a, b: m.reciprocal(b),
+        "nextafter": lambda m, a, b: m.nextafter(b, 0.5),
+        "take_along_axis": lambda m, a, b: m.take_along_axis(
+            b, m.astype(m.abs(a) % 3, m.int64), axis=0),
+        "diff_append": lambda m, a, b: m.diff(b, axis=1, append=m.zeros((3, 1), dtype=m.float64)),
+        "cumulative_prod": lambda m, a, b: m.cumulative_prod(a, axis=1, dtype=m.int64),
+        "count_nonzero_keep": lambda m, a, b: m.count_nonzero(a, axis=1, keepdims=True),
+        # Python scalars in binary functions, either side (2024.12)
+        "scalar_left": lambda m, a, b: m.subtract(2, a),
+        "scalar_right": lambda m, a, b: m.divide(b, 3),
+        "scalar_shift": lambda m, a, b: m.bitwise_left_shift(m.abs(a), 2),
+        "scalar_pow": lambda m, a, b: m.pow(2.0, b),
+        "scalar_compare": lambda m, a, b: m.greater_equal(a, 1),
+        "where_scalars": lambda m, a, b: m.where(a > 0, 1.5, b),
+        "complex_scalar": lambda m, a, b: m.multiply(m.astype(b, m.float32), 1j),
+        "conj_real": lambda m, a, b: m.conj(b),
+        "real_real": lambda m, a, b: m.real(b),
+        "mean_complex": lambda m, a, b: m.mean(b + 2j, axis=0),
+        "take_negative": lambda m, a, b: m.take(b, m.asarray([-1, 0, -3]), axis=1),
     }
     want = calls[case](xp, xs, fs)
     got = calls[case](xa, ts, tf)
@@ -411,6 +452,19 @@ def test_functions_match_array_api_strict(case):
         np.testing.assert_allclose(g, w, rtol=1e-13)
 
 
+@needs_strict
+def test_result_type_with_scalars_matches_array_api_strict():
+    """2024.12: result_type takes Python scalars, which adopt the array's dtype."""
+    for name in STRICT_DTYPES:
+        for scalar in (True, 1, 1.5, 1j):
+            try:
+                want = xp.result_type(getattr(xp, name), scalar)
+            except TypeError:
+                continue
+            got = xa.result_type(getattr(xa, name if name != "bool" else "bool_"), scalar)
+            assert str(got) == str(want).split(".")[-1], (name, scalar, got, want)
+
+
 # ------------------------------------------------------------------------ hypothesis.extra.array_api
 def _xps():
     import warnings
@@ -419,7 +473,7 @@ def _xps():
         # "could not determine whether xarr is an Array API library": its arrays lack
         # __array_namespace__ (see test_array_namespace)
         warnings.simplefilter("ignore")
-        return make_strategies_namespace(xa, api_version="2023.12")
+        return make_strategies_namespace(xa, api_version="2024.12")
 
 
 xps = _xps()

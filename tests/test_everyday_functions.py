@@ -74,6 +74,59 @@ def test_bad_arguments_raise_as_numpy():
         xa.nanmax(xa.zeros((0,)))
 
 
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_coordinate_arrays(edge_order):
+    """Non-uniform coordinates per axis (NumPy's formulas), mixed with scalar spacings,
+    integer coordinates, uniform coordinates (NumPy's uniform path), under jit too."""
+    rng = np.random.default_rng(3)
+    f = rng.standard_normal((5, 7))
+    x = np.cumsum(rng.random(7) + 0.1)
+    y = np.arange(5) * 3                                      # integers, uniform
+    for args in [(y, x), (1.5, x), (y, 2.0), (np.linspace(0, 1, 5), x[::-1].copy())]:
+        got = xa.gradient(xa.asarray(f), *[xa.asarray(a) if np.ndim(a) else a for a in args],
+                          edge_order=edge_order)
+        want = np.gradient(f, *args, edge_order=edge_order)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+    f32 = f.astype(np.float32)
+    got = xa.gradient(xa.asarray(f32), x, axis=1, edge_order=edge_order)
+    want = np.gradient(f32, x, axis=1, edge_order=edge_order)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+    jitted = xa.jit(lambda v, c: xa.gradient(v, c, axis=1, edge_order=edge_order))
+    np.testing.assert_allclose(np.asarray(jitted(xa.asarray(f), xa.asarray(x))),
+                               np.gradient(f, x, axis=1, edge_order=edge_order), rtol=1e-12)
+    with pytest.raises(ValueError, match="scalars or 1d"):
+        xa.gradient(xa.asarray(f), np.ones((2, 2)), axis=1)
+    with pytest.raises(ValueError, match="match the length"):
+        xa.gradient(xa.asarray(f), np.ones(3), axis=1)
+    with pytest.raises(TypeError, match="invalid number of arguments"):
+        xa.gradient(xa.asarray(f), 1.0, 2.0, 3.0)
+
+
+def test_float_bit_functions_edges():
+    """frexp / ldexp / spacing at the float range's ends, bit for bit against NumPy (the
+    fuzz specs draw random values; these are the cases a random draw rarely hits)."""
+    for dt in (np.float16, np.float32, np.float64):
+        fi = np.finfo(dt)
+        x = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, fi.max, fi.min,
+                      fi.tiny, -fi.tiny, fi.smallest_subnormal, -fi.smallest_subnormal,
+                      fi.tiny / 3], dtype=dt)
+        m, e = xa.frexp(xa.asarray(x))
+        wm, we = np.frexp(x)
+        assert_same(m, wm)
+        assert_same(e, we)
+        with np.errstate(all="ignore"):
+            assert_same(xa.spacing(xa.asarray(x)), np.spacing(x))
+            for n in (0, 1, -1, 300, -300, 1100, -1074, -1075, -1076, 2**40, -2**40):
+                nn = np.full(x.shape, n, np.int64)
+                assert_same(xa.ldexp(xa.asarray(x), xa.asarray(nn)), np.ldexp(x, nn))
+    with pytest.raises(TypeError, match="integer"):
+        xa.ldexp(xa.asarray([1.0]), 2.0)
+    with pytest.raises(TypeError, match="frexp"):
+        xa.frexp(xa.asarray([1 + 1j]))
+
+
 def test_average_weights_and_returned():
     a = np.arange(24.0).reshape(2, 3, 4)
     w = np.arange(1.0, 4.0)

@@ -54,8 +54,11 @@ from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, di
                                  ediff1d, fromfunction, geomspace, gradient, ix_,
                                  logspace, ndenumerate, ndindex)
 from xarr._numpy.mathfunctions import (angle, around, deg2rad, degrees, divmod, fix, fmax,  # noqa
-                                       fmin, gcd, heaviside, iscomplex, isreal, lcm, modf,
-                                       nan_to_num, rad2deg, radians, sinc, unwrap)
+                                       fmin, frexp, gcd, heaviside, iscomplex, isreal, lcm,
+                                       ldexp, modf, nan_to_num, rad2deg, radians, reciprocal,
+                                       sinc, spacing, unwrap)
+from xarr._numpy.searching import interp
+from xarr._ops.sorting import searchsorted
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 

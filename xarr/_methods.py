@@ -111,6 +111,19 @@ def conj(self):
     return api.numpy_apply("conjugate", self)
 
 
+def searchsorted(self, v, side="left", sorter=None):
+    return api.searchsorted(self, v, side, sorter)
+
+
+def to_device(self, device, /, *, stream=None):
+    """Array API: the value on ``device``; xarr has one device, "cpu", so this is self."""
+    if device != "cpu":
+        raise ValueError(f"to_device: unsupported device {device!r}; xarr has 'cpu'")
+    if stream is not None:
+        raise ValueError(f"to_device: xarr's cpu device has no streams, got {stream!r}")
+    return self
+
+
 def fill(self, value):
     """Sets every element to ``value`` (in place)."""
     self[...] = value
@@ -145,5 +158,6 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
 
 NAMES = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
          "cumsum", "cumprod", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round",
-         "nonzero", "repeat", "take", "conj", "fill", "dot", "trace", "diagonal")
+         "nonzero", "repeat", "take", "conj", "searchsorted", "to_device", "fill", "dot",
+         "trace", "diagonal")
 MATMUL_OPERATORS = ("__matmul__", "__rmatmul__", "__imatmul__")

@@ -398,6 +398,9 @@ class Traced:
         return self.transpose(perm)
 
     def __array_namespace__(self, *, api_version=None):
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
+                                                            "2024.12"):
+            raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
         return api.namespace()
 
     def __len__(self):
@@ -478,6 +481,10 @@ class Traced:
 
     def __dlpack_device__(self):
         return (1, 0)
+
+    @property
+    def device(self):
+        return "cpu"
 
     def __getitem__(self, key):
         if _traced_mask_in(key):

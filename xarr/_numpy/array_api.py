@@ -18,7 +18,7 @@ from xarr._ops.creation import zeros
 from xarr._ops.elementwise import promote
 from xarr._ops.structural import as_operand
 
-__array_api_version__ = "2023.12"
+__array_api_version__ = "2024.12"
 
 
 class _Info:

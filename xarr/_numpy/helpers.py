@@ -199,22 +199,53 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return r.astype(dtype) if dtype is not None else r
 
 
+def _spacings(varargs, f, axes):
+    """gradient's spacing per axis: a float (uniform) or a 1-D tensor of the steps between
+    coordinates (non-uniform). NumPy's rules: one scalar for every axis, or one scalar or
+    1-D coordinate array per axis; concrete coordinates with equal steps are uniform."""
+    if len(varargs) == 0:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return [float(varargs[0])] * len(axes)
+    if len(varargs) != len(axes):
+        raise TypeError(f"xa.gradient: invalid number of arguments: {len(varargs)} spacings "
+                        f"for {len(axes)} axes")
+    out = []
+    for v, a in zip(varargs, axes):
+        if np.ndim(v) == 0:
+            out.append(float(v))
+            continue
+        c = as_operand(v)
+        if c.ndim != 1:
+            raise ValueError(f"xa.gradient: distances must be either scalars or 1d, got "
+                             f"shape {tuple(c.shape)} for axis {a}")
+        if c.shape[0] != f.shape[a]:
+            raise ValueError(f"xa.gradient: when 1d, distances must match the length of the "
+                             f"corresponding dimension: {c.shape[0]} coordinates for axis "
+                             f"{a} of length {f.shape[a]}")
+        if KINDS[CODE_OF[c.dtype]] in "biu":
+            c = c.astype(np.float64)
+        steps = U.subtract(c[1:], c[:-1])
+        if isinstance(steps, Tensor) and steps.size and bool(U.equal(steps, steps[0]).all()):
+            out.append(steps[0])       # uniform (NumPy checks this too): a 0-d step
+        else:
+            out.append(steps)
+    return out
+
+
 def gradient(f, *varargs, axis=None, edge_order=1):
     """Central differences in the interior, one-sided (first or second order) at the
-    edges, per axis; scalar spacings (one, or one per axis). One axis gives a tensor,
-    several a tuple, as NumPy."""
+    edges, per axis. Spacing: one scalar, or a scalar or 1-D coordinate array per axis;
+    non-uniform coordinates use NumPy's second-order formulas (under xa.jit traced
+    coordinates always take the non-uniform formulas). One axis gives a tensor, several a
+    tuple, as NumPy.
+
+        >>> xa.gradient(xa.asarray([1.0, 2.0, 4.0]), xa.asarray([0.0, 1.0, 3.0]))
+        # [1.0, 1.0, 1.0]"""
     f = as_operand(f)
     nd = f.ndim
     axes = tuple(range(nd)) if axis is None else normalize_axes(axis, nd, "gradient")
-    if len(varargs) == 0:
-        dx = [1.0] * len(axes)
-    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
-        dx = [float(varargs[0])] * len(axes)
-    elif len(varargs) == len(axes) and all(np.ndim(v) == 0 for v in varargs):
-        dx = [float(v) for v in varargs]
-    else:
-        raise TypeError("xa.gradient: spacing must be scalars (one, or one per axis); "
-                        "coordinate arrays are not supported yet")
+    dx = _spacings(varargs, f, axes)
     if edge_order not in (1, 2):
         raise ValueError(f"xa.gradient: edge_order must be 1 or 2, got {edge_order}")
     if KINDS[CODE_OF[f.dtype]] not in "fc":
@@ -229,19 +260,68 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
         def sl(s):
             return tuple(s if d == a else slice(None) for d in range(nd))
-        inner = U.divide(U.subtract(f[sl(slice(2, None))], f[sl(slice(None, -2))]), 2.0 * h)
-        if edge_order == 1:
-            first = U.divide(U.subtract(f[sl(slice(1, 2))], f[sl(slice(0, 1))]), h)
-            last = U.divide(U.subtract(f[sl(slice(-1, None))], f[sl(slice(-2, -1))]), h)
+        if np.ndim(h) == 1:
+            parts = _nonuniform(f, h, a, nd, edge_order, sl)
         else:
-            first = U.divide(U.add(U.add(U.multiply(f[sl(slice(0, 1))], -1.5),
-                                         U.multiply(f[sl(slice(1, 2))], 2.0)),
-                                   U.multiply(f[sl(slice(2, 3))], -0.5)), h)
-            last = U.divide(U.add(U.add(U.multiply(f[sl(slice(-3, -2))], 0.5),
-                                        U.multiply(f[sl(slice(-2, -1))], -2.0)),
-                                  U.multiply(f[sl(slice(-1, None))], 1.5)), h)
-        out.append(concatenate([first, inner, last], axis=a).astype(f.dtype))
+            parts = _uniform(f, h, edge_order, sl)
+        out.append(concatenate(parts, axis=a).astype(f.dtype))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _uniform(f, h, edge_order, sl):
+    """[first, interior, last] of the gradient along one axis with a uniform step h, in
+    NumPy's arithmetic: h is a float64 (or the coordinates' dtype) 0-d value, so float32
+    data meets it in float64, and the second-order edges are a f0 + b f1 + c f2 with
+    a = -1.5 / h, b = 2 / h, c = -0.5 / h (no intermediate 2 f1 to overflow)."""
+    h = as_operand(h if isinstance(h, Tensor) or np.ndim(h) else np.float64(h))
+    inner = U.divide(U.subtract(f[sl(slice(2, None))], f[sl(slice(None, -2))]),
+                     U.multiply(2.0, h))
+    if edge_order == 1:
+        first = U.divide(U.subtract(f[sl(slice(1, 2))], f[sl(slice(0, 1))]), h)
+        last = U.divide(U.subtract(f[sl(slice(-1, None))], f[sl(slice(-2, -1))]), h)
+        return [first, inner, last]
+
+    def comb(w0, w1, w2, s0, s1, s2):
+        return U.add(U.add(U.multiply(U.divide(w0, h), f[sl(s0)]),
+                           U.multiply(U.divide(w1, h), f[sl(s1)])),
+                     U.multiply(U.divide(w2, h), f[sl(s2)]))
+    first = comb(-1.5, 2.0, -0.5, slice(0, 1), slice(1, 2), slice(2, 3))
+    last = comb(0.5, -2.0, 1.5, slice(-3, -2), slice(-2, -1), slice(-1, None))
+    return [first, inner, last]
+
+
+def _nonuniform(f, dx, a, nd, edge_order, sl):
+    """[first, interior, last] with steps dx[i] = x[i+1] - x[i] (NumPy's formulas: the
+    interior is exact for quadratics, a f[i-1] + b f[i] + c f[i+1])."""
+    along = tuple(-1 if d == a else 1 for d in range(nd))
+
+    def comb(w0, w1, w2, s0, s1, s2):
+        terms = [U.multiply(w.reshape(along) if np.ndim(w) else w, f[sl(s)])
+                 for w, s in ((w0, s0), (w1, s1), (w2, s2))]
+        return U.add(U.add(terms[0], terms[1]), terms[2])
+    d1, d2 = dx[:-1], dx[1:]
+    s12 = U.add(d1, d2)
+    inner = comb(U.negative(U.divide(d2, U.multiply(d1, s12))),
+                 U.divide(U.subtract(d2, d1), U.multiply(d1, d2)),
+                 U.divide(d1, U.multiply(d2, s12)),
+                 slice(None, -2), slice(1, -1), slice(2, None))
+    if edge_order == 1:
+        first = U.divide(U.subtract(f[sl(slice(1, 2))], f[sl(slice(0, 1))]), dx[0])
+        last = U.divide(U.subtract(f[sl(slice(-1, None))], f[sl(slice(-2, -1))]), dx[-1])
+        return [first, inner, last]
+    d1, d2 = dx[0], dx[1]
+    s12 = U.add(d1, d2)
+    first = comb(U.negative(U.divide(U.add(U.multiply(2.0, d1), d2), U.multiply(d1, s12))),
+                 U.divide(s12, U.multiply(d1, d2)),
+                 U.negative(U.divide(d1, U.multiply(d2, s12))),
+                 slice(0, 1), slice(1, 2), slice(2, 3))
+    d1, d2 = dx[-2], dx[-1]
+    s12 = U.add(d1, d2)
+    last = comb(U.divide(d2, U.multiply(d1, s12)),
+                U.negative(U.divide(s12, U.multiply(d1, d2))),
+                U.divide(U.add(U.multiply(2.0, d2), d1), U.multiply(d2, s12)),
+                slice(-3, -2), slice(-2, -1), slice(-1, None))
+    return [first, inner, last]
 
 
 def ediff1d(ary, to_end=None, to_begin=None):

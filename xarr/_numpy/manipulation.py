@@ -502,7 +502,11 @@ def _dense(a, dtype, order, flag):
                               None if order is None else tuple(range(t.ndim)))
 
 
-def astype(x, dtype, /, *, copy=True):
+def astype(x, dtype, /, *, copy=True, device=None):
+    """x in ``dtype`` (Array API): a copy unless copy=False and the dtype is x's; device
+    must be None or "cpu", xarr's one device."""
+    if device not in (None, "cpu"):
+        raise ValueError(f"xa.astype: unsupported device {device!r}; xarr has 'cpu'")
     return _arr(x).astype(dtype, copy=copy)
 
 

@@ -2,7 +2,7 @@
 (xarr/_numpy/ufuncs.py), as NumPy defines each: ``fmax``, ``fmin``, ``heaviside``,
 ``divmod``, ``modf``, ``sinc``, ``deg2rad`` / ``radians``, ``rad2deg`` / ``degrees``,
 ``angle``, ``isreal``, ``iscomplex``, ``fix``, ``around``, ``nan_to_num``, ``unwrap``,
-``gcd``, ``lcm``.
+``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``reciprocal``.
 Being compositions of xarr ops they run eagerly, under xa.jit and in xa.lazy, where the
 graph fuses each into one kernel.
 
@@ -20,7 +20,7 @@ from xarr._numpy.manipulation import concatenate
 from xarr._numpy.reductions import cumsum
 from xarr._ops.creation import full_like
 from xarr._ops.elementwise import lax_apply
-from xarr._ops.structural import as_operand
+from xarr._ops.structural import as_operand, bitcast_convert_type
 from xarr._tensor import Tensor
 
 
@@ -219,3 +219,111 @@ def lcm(x1, x2):
     b = U.absolute(U.add(x2, U.multiply(g, 0)))
     return U.where(U.equal(g, 0), 0, U.multiply(U.floor_divide(a, U.where(U.equal(g, 0), 1, g)),
                                                  b)).astype(g.dtype)
+
+
+# ------------------------------------------------------------------ the float bit fields
+# dtype -> (mantissa bits, exponent bits, exponent bias, signed integer of the same width).
+# Worked example, float64: 1.0 is 0x3FF0000000000000, exponent field 1023 = the bias.
+_FLOAT_FIELDS = {np.dtype(np.float16): (10, 5, 15, np.int16),
+                 np.dtype(np.float32): (23, 8, 127, np.int32),
+                 np.dtype(np.float64): (52, 11, 1023, np.int64)}
+
+
+def _fields(x, fname):
+    dt = np.dtype(x.dtype)
+    if dt not in _FLOAT_FIELDS:
+        raise TypeError(f"xa.{fname}: not supported for dtype {x.dtype} (float16, float32, "
+                        "float64, or integers)")
+    return _FLOAT_FIELDS[dt]
+
+
+def _pow2(j, dtype):
+    """2.0**j in ``dtype`` for integer tensor j in [smallest subnormal exponent, bias],
+    built from its bits (exact, subnormal powers included): 2**-1074 is bits 1."""
+    mb, _, bias, itype = _FLOAT_FIELDS[np.dtype(dtype)]
+    j = j.astype(itype)
+    normal = U.left_shift(U.add(j, bias), mb)
+    sub = U.left_shift(U.where(U.less(j, 1 - bias), 1, 0).astype(itype),
+                       U.maximum(U.subtract(j, 1 - bias - mb), 0))
+    return bitcast_convert_type(U.where(U.less(j, 1 - bias), sub, normal).astype(itype),
+                                dtype)
+
+
+def frexp(x):
+    """(m, e) with x = m * 2**e and 0.5 <= |m| < 1, e as int32; (x, 0) where x is 0, inf
+    or NaN. Integers and bools are computed in the smallest float that holds them, as
+    NumPy: frexp(-3.0) = (-0.75, 2), frexp(5e-324) = (0.5, -1073)."""
+    x = _float(x)
+    mb, eb, bias, itype = _fields(x, "frexp")
+    emask = (1 << eb) - 1
+    scale = mb + 2                         # lifts the smallest subnormal into the normals
+    bits = bitcast_convert_type(x, itype)
+    tiny = U.logical_and(U.equal(U.bitwise_and(U.right_shift(bits, mb), emask), 0),
+                         U.not_equal(x, 0))
+    xs = U.where(tiny, U.multiply(x, float(2 ** scale)), x).astype(x.dtype)
+    bits = bitcast_convert_type(xs, itype)
+    field = U.bitwise_and(U.right_shift(bits, mb), emask)
+    special = U.logical_or(U.equal(x, 0), U.equal(field, emask))
+    e = U.subtract(U.subtract(field, bias - 1), U.where(tiny, scale, 0).astype(itype))
+    keep = ~(emask << mb)                  # sign and mantissa bits, as a signed value
+    mbits = U.bitwise_or(U.bitwise_and(bits, keep), (bias - 1) << mb)
+    m = bitcast_convert_type(mbits.astype(itype), x.dtype)
+    return (U.where(special, x, m).astype(x.dtype),
+            U.where(special, 0, e).astype(np.int32))
+
+
+def ldexp(x1, x2):
+    """x1 * 2**x2 with one rounding (subnormal results and overflow to inf as C's ldexp).
+    x2 must be an integer (NumPy refuses floats); x1's integers and bools are computed in
+    the smallest float that holds them. ldexp(0.75, 2) = 3.0, ldexp(1.0, -1074) = 5e-324.
+
+    Method: x1 = m * 2**e (frexp); k = e + x2 clamped where the result is already 0 or
+    inf; the result is (m * 2**a) * 2**b with b the part of k in the dtype's exponent
+    range, m * 2**a exact, so the last product rounds once."""
+    x1, n = _float(x1), as_operand(x2)
+    if _kind(n) not in "biu":
+        raise TypeError(f"xa.ldexp: the exponent x2 must be an integer, got {n.dtype}")
+    mb, _, bias, _ = _fields(x1, "ldexp")
+    lo, hi = 1 - bias - mb, bias           # exponents of the smallest subnormal, the max
+    if np.dtype(n.dtype) == np.uint64:
+        n = U.minimum(n, 1 << 20)
+    n = U.clip(n.astype(np.int64), -(1 << 20), 1 << 20)
+    m, e = frexp(x1)
+    k = U.clip(U.add(e.astype(np.int64), n), lo - 2, hi + 2)
+    b = U.clip(k, lo, hi)
+    a = U.subtract(k, b)                   # in [-2, 2]
+    return U.multiply(U.multiply(m, _pow2(a, x1.dtype)), _pow2(b, x1.dtype))
+
+
+def spacing(x):
+    """The distance from x to the next float away from zero (toward +inf at +-0, so
+    spacing(-0.0) is the smallest positive subnormal, as NumPy); NaN at inf and NaN, inf at
+    the largest finite value. float16 follows NumPy's half-precision loop: the step toward
+    +inf for every x, never negative (spacing(-1.0) = 2**-11). Integers in the smallest
+    float that holds them."""
+    x = _float(x)
+    if _kind(x) != "f":
+        raise TypeError(f"xa.spacing: not supported for dtype {x.dtype}")
+    if np.dtype(x.dtype) == np.float16:    # NumPy's half spacing: toward +inf, so >= 0
+        toward = full_like(x, float("inf"))
+    else:
+        toward = U.where(U.less(x, 0), float("-inf"), float("inf")).astype(x.dtype)
+    d = U.subtract(U.nextafter(x, toward), x)
+    return U.where(U.isinf(x), float("nan"), d).astype(x.dtype)
+
+
+def reciprocal(x):
+    """1 / x in x's dtype. Integers as NumPy (C's truncating 1 / x: 1, -1 or 0; 1 / 0 is
+    what x86 gives NumPy: the dtype's minimum for int32 / int64, else 0); bools as int8."""
+    x = as_operand(x)
+    k = _kind(x)
+    if k in "fc":
+        return U.divide(1, x)
+    if k == "b":
+        x = x.astype(np.int8)
+    dt = np.dtype(x.dtype)
+    zero = int(np.iinfo(dt).min) if dt in (np.dtype(np.int32), np.dtype(np.int64)) else 0
+    r = U.where(U.equal(x, 1), 1, U.where(U.equal(x, 0), zero, 0))
+    if k == "i":
+        r = U.where(U.equal(x, -1), -1, r)
+    return r.astype(dt)

@@ -1,0 +1,87 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: embedsignature=True
+# distutils: language = c++
+"""Binding of the sort family's kernels (csrc/kernels/sort/): today the binary searches of
+searchsorted and interp (searchsorted.h). The rules are xarr/_ops/sorting.py's; this module checks
+what the kernel assumes (a contiguous 1-D sorted row, keys of its dtype), allocates the
+int64 result and releases the GIL.
+"""
+
+from libc.stdint cimport int64_t
+
+from xarr._capi cimport kC128, kF64, kS64
+from xarr._tensor cimport F_C_CONTIG, Tensor, alloc_tensor, as_strided, copy_dense_of
+
+from xarr._dtypes import DTYPES
+
+cdef extern from "kernels/sort/searchsorted.h" namespace "xarr" nogil:
+    int searchsorted_run(int dtype, const char* sorted, int64_t n, const char* keys, int ndim,
+                         const int64_t* dims, const int64_t* key_strides, int right,
+                         int64_t* out) except +
+    void interp_run(const double* xp, int64_t n, const char* fp, int complex_fp,
+                    const char* x, int ndim, const int64_t* dims, const int64_t* x_strides,
+                    const double* left, const double* right, char* out) except +
+
+
+def searchsorted(Tensor sorted_row, Tensor keys, bint right):
+    """int64 tensor of keys' shape: for each key, the insertion index into the 1-D
+    ``sorted_row`` (ascending in NumPy's order, NaN last) that keeps it sorted, before
+    equal elements (right=False) or after them (right=True). Both of one dtype."""
+    cdef Tensor a = as_strided(sorted_row)
+    cdef Tensor k = as_strided(keys)
+    cdef Tensor out
+    cdef int rc
+    if a._ndim != 1:
+        raise ValueError(f"searchsorted: the sorted operand must be 1-D, got shape {a._shape}")
+    if a._dtype != k._dtype:
+        raise TypeError(f"searchsorted: sorted is {DTYPES[a._dtype]}, keys "
+                        f"{DTYPES[k._dtype]}; convert them to one dtype first")
+    if not (a._flags & F_C_CONTIG):
+        a = copy_dense_of(a, None)
+    out = alloc_tensor(kS64, k._ndim, k._dims, None, False)
+    with nogil:
+        rc = searchsorted_run(a._dtype, a._data, a._dims[0] if a._ndim else 0, k._data,
+                              k._ndim, k._dims, k._strides, right, <int64_t*>out._data)
+    if rc:
+        raise TypeError(f"searchsorted: no kernel for dtype {DTYPES[a._dtype]}")
+    return out
+
+
+def interp(Tensor x, Tensor xp, Tensor fp, left, right):
+    """NumPy's interp (csrc/kernels/sort/searchsorted.h interp_run): x float64 of any
+    shape; xp float64 and fp float64 or complex128, 1-D of one length >= 1; left / right
+    Python numbers or None (fp[0] / fp[-1]). Returns a new tensor of fp's dtype."""
+    cdef Tensor a = as_strided(x)
+    cdef Tensor p = as_strided(xp)
+    cdef Tensor f = as_strided(fp)
+    cdef Tensor out
+    cdef double lo[2]
+    cdef double hi[2]
+    cdef int64_t n
+    cdef bint cplx = f._dtype == kC128
+    if a._dtype != kF64 or p._dtype != kF64 or not (cplx or f._dtype == kF64):
+        raise TypeError(f"interp: x and xp must be f64 and fp f64 or c128, got "
+                        f"{DTYPES[a._dtype]}, {DTYPES[p._dtype]}, {DTYPES[f._dtype]}")
+    if p._ndim != 1 or f._ndim != 1 or p._dims[0] != f._dims[0] or p._dims[0] < 1:
+        raise ValueError(f"interp: xp and fp must be 1-D of one length >= 1, got "
+                         f"{p._shape} and {f._shape}")
+    if not (p._flags & F_C_CONTIG):
+        p = copy_dense_of(p, None)
+    if not (f._flags & F_C_CONTIG):
+        f = copy_dense_of(f, None)
+    n = p._dims[0]
+    cdef const double* y = <const double*>f._data
+    cdef int w = 2 if cplx else 1
+    lo[0], lo[1] = y[0], (y[1] if cplx else 0.0)
+    hi[0], hi[1] = y[(n - 1) * w], (y[(n - 1) * w + 1] if cplx else 0.0)
+    if left is not None:             # (float() of a complex raises, as NumPy's)
+        lv = complex(left) if cplx else complex(float(left))
+        lo[0], lo[1] = lv.real, lv.imag
+    if right is not None:
+        rv = complex(right) if cplx else complex(float(right))
+        hi[0], hi[1] = rv.real, rv.imag
+    out = alloc_tensor(f._dtype, a._ndim, a._dims, None, False)
+    with nogil:
+        interp_run(<const double*>p._data, n, f._data, cplx, a._data, a._ndim, a._dims,
+                   a._strides, lo, hi, out._data)
+    return out
