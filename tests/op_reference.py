@@ -84,5 +84,5 @@ REFERENCE = {
     "eq_total": EXACT, "ne_total": EXACT, "lt_total": EXACT, "le_total": EXACT,
     "gt_total": EXACT, "ge_total": EXACT,
     # ternary
-    "select": EXACT, "clamp": EXACT,
+    "select": EXACT, "clamp": EXACT, "clip": EXACT,
 }

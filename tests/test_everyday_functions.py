@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import xarr as xa
-from conftest import assert_same
+from conftest import BF16, assert_same
 
 
 def test_spaces():
@@ -88,7 +88,13 @@ def test_gradient_coordinate_arrays(edge_order):
         want = np.gradient(f, *args, edge_order=edge_order)
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+    # uniform spacings in NumPy's arithmetic, bit for bit: a Python float stays weak
+    # (float32 data stays float32), a NumPy scalar keeps its dtype
     f32 = f.astype(np.float32)
+    for args in [(), (0.1,), (np.float32(0.1),), (np.float64(0.3), 2)]:
+        got = xa.gradient(xa.asarray(f32), *args, edge_order=edge_order)
+        for g, w in zip(got, np.gradient(f32, *args, edge_order=edge_order)):
+            assert_same(g, w)
     got = xa.gradient(xa.asarray(f32), x, axis=1, edge_order=edge_order)
     want = np.gradient(f32, x, axis=1, edge_order=edge_order)
     assert got.dtype == want.dtype
@@ -123,6 +129,20 @@ def test_float_bit_functions_edges():
                 assert_same(xa.ldexp(xa.asarray(x), xa.asarray(nn)), np.ldexp(x, nn))
     with pytest.raises(TypeError, match="integer"):
         xa.ldexp(xa.asarray([1.0]), 2.0)
+    with pytest.raises(TypeError, match="int64"):
+        xa.ldexp(xa.asarray([1.0]), xa.asarray(np.array([1], np.uint64)))
+    bf = np.array([0.75, -3.0, 1e-40, 0.0], dtype=BF16)            # bfloat16's fields
+    m, e = xa.frexp(xa.asarray(bf))
+    wm, we = np.frexp(bf.astype(np.float32))
+    assert_same(m, wm.astype(BF16))
+    assert_same(e, we)
+    # complex reciprocal: NumPy's loop, the signs of its zeros included
+    sp = [0.0, -0.0, 1.0, -2.0, np.inf, -np.inf, np.nan, 1e-300, 3e300]
+    z = np.array([complex(a, b) for a in sp for b in sp])
+    with np.errstate(all="ignore"):
+        assert_same(xa.reciprocal(xa.asarray(z)), np.reciprocal(z))
+        assert_same(xa.reciprocal(xa.asarray(z.astype(np.complex64))),
+                    np.reciprocal(z.astype(np.complex64)))
     with pytest.raises(TypeError, match="frexp"):
         xa.frexp(xa.asarray([1 + 1j]))
 

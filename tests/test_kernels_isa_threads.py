@@ -38,7 +38,8 @@ ISA_CRTOL = {np.dtype(np.complex64): 2e-6, np.dtype(np.complex128): 4e-15}
 KNOWN_KERNELS = {"add", "sub", "mul", "div", "rem", "floor_div", "mod", "max", "min", "pow",
                  "and", "or", "xor", "not", "neg", "abs", "sign", "exp", "log", "sin",
                  "sqrt", "rsqrt", "round", "round_nearest_even", "eq", "lt_total",
-                 "shift_left", "shift_right_arithmetic", "select", "clamp", "nextafter",
+                 "shift_left", "shift_right_arithmetic", "select", "clamp", "clip",
+                 "nextafter",
                  "population_count", "clz", "is_finite", "logistic", "copy"}
 
 

@@ -780,6 +780,31 @@ def test_clamp(dt):
         assert_same(lax.clamp(s_lo, xa.asarray(x), s_hi), ref, zero_sign=False)
 
 
+@pytest.mark.parametrize("dt", [xa.float16, xa.float32, xa.float64], ids=str)
+@pytest.mark.parametrize("layout", ["c", "colmajor", "negstep"])
+def test_clip_is_numpys(dt, layout):
+    """xa.clip with both bounds is NumPy's clip bit for bit, signed zeros included (a tie
+    keeps x: clip(-0.0, 0.0, 1.0) is -0.0, where lax.clamp gives +0.0) and NaN bounds
+    (NaN everywhere); scalar bounds (the kernel's two-op loop), array bounds, jit."""
+    rng = np.random.default_rng(59)
+    dt = dt.type
+    x = random_array(rng, (9, 8), dt)
+    x[0, :4] = [-0.0, 0.0, np.nan, -np.inf]
+    t = make_tensor(x, layout)
+    jitted = xa.jit(lambda v, lo, hi: xa.clip(v, lo, hi))
+    for lo, hi in [(0.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (-1.5, 2.0), (float("nan"), 1.0),
+                   (0.0, float("nan")), (3.0, -3.0)]:
+        with np.errstate(all="ignore"):
+            want = np.clip(x, dt(lo), dt(hi))
+        assert_same(xa.clip(t, lo, hi), want, {"lo": lo, "hi": hi})
+        assert_same(jitted(t, xa.asarray(dt(lo)), xa.asarray(dt(hi))), want)
+    lo = random_array(rng, (9, 8), dt, specials=0.3)
+    with np.errstate(all="ignore"):
+        want = np.clip(x, lo, dt(0.5))
+    assert_same(xa.clip(t, xa.asarray(lo), 0.5), want)
+    assert_same(lax.clamp(0.0, xa.asarray(np.array([-0.0], dt)), 1.0), np.array([0.0], dt))
+
+
 def test_broadcast_in_dim_and_broadcast():
     v = np.array([1, 2, 3], np.int32)
     got = lax.broadcast_in_dim(xa.asarray(v), (2, 3), (1,))

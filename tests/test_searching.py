@@ -61,6 +61,9 @@ def test_searchsorted_promotion_sorter_method_and_dispatch():
     got = np.searchsorted(t, xa.asarray([6]))                  # NEP 18 -> xarr
     assert isinstance(got, xa.Tensor)
     assert_same(got, np.searchsorted(a, [6]))
+    f16 = np.array([0.1, 0.5], np.float16)      # a Python scalar key is float64, as NumPy
+    assert_same(xa.searchsorted(xa.asarray(f16), 0.1), np.searchsorted(f16, 0.1))
+    assert_same(xa.searchsorted(t, 300), np.searchsorted(a, 300))
     shuffled = np.array([5, 1, 7, 3], np.int8)
     order = np.argsort(shuffled)
     assert_same(xa.searchsorted(xa.asarray(shuffled), [3, 6], sorter=order),
@@ -76,6 +79,10 @@ def test_searchsorted_bad_arguments():
         xa.searchsorted(xa.ones((2, 2)), 1.0)
     with pytest.raises(ValueError, match="sorter"):
         xa.searchsorted(t, 1.0, sorter=[0, 1, 2])
+    with pytest.raises(ValueError, match="sorter index out of range"):
+        xa.searchsorted(t, 1.0, sorter=[0, -1])
+    with pytest.raises(TypeError, match="sorter"):
+        xa.searchsorted(t, 1.0, sorter=[0.0, 1.0])
     with pytest.raises(TypeError, match="one dtype"):          # the graph op's own rule
         apply("searchsorted", [t, xa.asarray([1], xa.int32)], side="left")
 
@@ -132,5 +139,7 @@ def test_interp_bad_arguments():
         xa.interp(x, [[0.0, 1.0]], [[1.0, 2.0]])
     with pytest.raises(TypeError):
         xa.interp(x, [0.0, 1.0], [1.0, 2.0], left=1j)          # NumPy: float(1j) raises
+    with pytest.raises(TypeError, match="cannot cast x"):
+        xa.interp(xa.asarray([0.5j]), [0.0, 1.0], [1.0, 2.0])
     with pytest.raises(NotImplementedError, match="period"):
         xa.interp(x, [0.0, 1.0], [1.0, 2.0], period=1.0)

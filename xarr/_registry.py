@@ -363,6 +363,9 @@ ELEMENTWISE = [
        doc="Elementwise pred ? on_true : on_false (seed 004 Select; pred may be a scalar)."),
     ew("clamp", "CLAMP", 3, "biuf", lax="clamp", lax_params=("min", "x", "max"),
        doc="min(max(x, min), max) elementwise; min/max may be scalars (seed 004 Clamp)."),
+    ew("clip", "CLIP", 3, "biuf",
+       doc="NumPy's clip(x, min, max) as clip(min, x, max): a tie keeps x (clip(-0.0, 0.0, "
+           "1.0) = -0.0), NaN where x or a bound is NaN"),
 ]
 for _op in ELEMENTWISE:
     register(_op)

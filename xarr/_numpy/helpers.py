@@ -200,22 +200,27 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def _spacings(varargs, f, axes):
-    """gradient's spacing per axis: a float (uniform) or a 1-D tensor of the steps between
-    coordinates (non-uniform). NumPy's rules: one scalar for every axis, or one scalar or
-    1-D coordinate array per axis; concrete coordinates with equal steps are uniform."""
+    """gradient's spacing per axis: a scalar as given (uniform: a Python number stays weak,
+    a NumPy scalar keeps its dtype, as in NumPy's arithmetic) or a 1-D tensor of the steps
+    between coordinates (non-uniform). NumPy's rules: one scalar for every axis, or one
+    scalar or 1-D coordinate array per axis; concrete coordinates with equal steps are
+    uniform, their step a scalar of the coordinates' dtype."""
     if len(varargs) == 0:
         return [1.0] * len(axes)
     if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
-        return [float(varargs[0])] * len(axes)
+        return [varargs[0]] * len(axes)
     if len(varargs) != len(axes):
         raise TypeError(f"xa.gradient: invalid number of arguments: {len(varargs)} spacings "
                         f"for {len(axes)} axes")
     out = []
     for v, a in zip(varargs, axes):
         if np.ndim(v) == 0:
-            out.append(float(v))
+            out.append(v)
             continue
         c = as_operand(v)
+        if KINDS[CODE_OF[c.dtype]] == "b":
+            raise TypeError("xa.gradient: boolean coordinates have no differences (NumPy's "
+                            "boolean subtract is refused too)")
         if c.ndim != 1:
             raise ValueError(f"xa.gradient: distances must be either scalars or 1d, got "
                              f"shape {tuple(c.shape)} for axis {a}")
@@ -223,13 +228,15 @@ def _spacings(varargs, f, axes):
             raise ValueError(f"xa.gradient: when 1d, distances must match the length of the "
                              f"corresponding dimension: {c.shape[0]} coordinates for axis "
                              f"{a} of length {f.shape[a]}")
-        if KINDS[CODE_OF[c.dtype]] in "biu":
+        if KINDS[CODE_OF[c.dtype]] in "iu":
             c = c.astype(np.float64)
-        steps = U.subtract(c[1:], c[:-1])
-        if isinstance(steps, Tensor) and steps.size and bool(U.equal(steps, steps[0]).all()):
-            out.append(steps[0])       # uniform (NumPy checks this too): a 0-d step
-        else:
-            out.append(steps)
+        if isinstance(c, Tensor):      # concrete (also in xa.lazy): NumPy's uniformity test
+            host = np.asarray(c)
+            steps = host[1:] - host[:-1]
+            if steps.size and (steps == steps[0]).all():
+                out.append(steps[0])   # uniform: a scalar of the coordinates' dtype
+                continue
+        out.append(U.subtract(c[1:], c[:-1]))
     return out
 
 
@@ -270,21 +277,18 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 def _uniform(f, h, edge_order, sl):
     """[first, interior, last] of the gradient along one axis with a uniform step h, in
-    NumPy's arithmetic: h is a float64 (or the coordinates' dtype) 0-d value, so float32
-    data meets it in float64, and the second-order edges are a f0 + b f1 + c f2 with
-    a = -1.5 / h, b = 2 / h, c = -0.5 / h (no intermediate 2 f1 to overflow)."""
-    h = as_operand(h if isinstance(h, Tensor) or np.ndim(h) else np.float64(h))
-    inner = U.divide(U.subtract(f[sl(slice(2, None))], f[sl(slice(None, -2))]),
-                     U.multiply(2.0, h))
+    NumPy's arithmetic: the weights are Python operators on h (a Python number stays
+    weak, a NumPy scalar keeps its dtype), and the second-order edges are a f0 + b f1 +
+    c f2 with a = -1.5 / h, b = 2 / h, c = -0.5 / h (no intermediate 2 f1 to overflow)."""
+    inner = U.divide(U.subtract(f[sl(slice(2, None))], f[sl(slice(None, -2))]), 2.0 * h)
     if edge_order == 1:
         first = U.divide(U.subtract(f[sl(slice(1, 2))], f[sl(slice(0, 1))]), h)
         last = U.divide(U.subtract(f[sl(slice(-1, None))], f[sl(slice(-2, -1))]), h)
         return [first, inner, last]
 
     def comb(w0, w1, w2, s0, s1, s2):
-        return U.add(U.add(U.multiply(U.divide(w0, h), f[sl(s0)]),
-                           U.multiply(U.divide(w1, h), f[sl(s1)])),
-                     U.multiply(U.divide(w2, h), f[sl(s2)]))
+        return U.add(U.add(U.multiply(w0 / h, f[sl(s0)]), U.multiply(w1 / h, f[sl(s1)])),
+                     U.multiply(w2 / h, f[sl(s2)]))
     first = comb(-1.5, 2.0, -0.5, slice(0, 1), slice(1, 2), slice(2, 3))
     last = comb(0.5, -2.0, 1.5, slice(-3, -2), slice(-2, -1), slice(-1, None))
     return [first, inner, last]

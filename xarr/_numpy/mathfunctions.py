@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from xarr._dtypes import CODE_OF, DTYPES, KINDS
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, bfloat16
 from xarr._numpy import ufuncs as U
 from xarr._numpy.array_api import diff
 from xarr._numpy.manipulation import concatenate
@@ -224,7 +224,8 @@ def lcm(x1, x2):
 # ------------------------------------------------------------------ the float bit fields
 # dtype -> (mantissa bits, exponent bits, exponent bias, signed integer of the same width).
 # Worked example, float64: 1.0 is 0x3FF0000000000000, exponent field 1023 = the bias.
-_FLOAT_FIELDS = {np.dtype(np.float16): (10, 5, 15, np.int16),
+_FLOAT_FIELDS = {np.dtype(bfloat16): (7, 8, 127, np.int16),
+                 np.dtype(np.float16): (10, 5, 15, np.int16),
                  np.dtype(np.float32): (23, 8, 127, np.int32),
                  np.dtype(np.float64): (52, 11, 1023, np.int64)}
 
@@ -268,7 +269,8 @@ def frexp(x):
     keep = ~(emask << mb)                  # sign and mantissa bits, as a signed value
     mbits = U.bitwise_or(U.bitwise_and(bits, keep), (bias - 1) << mb)
     m = bitcast_convert_type(mbits.astype(itype), x.dtype)
-    return (U.where(special, x, m).astype(x.dtype),
+    # (specials as x * 1: the value, with a signaling NaN quieted as C's frexp returns it)
+    return (U.where(special, U.multiply(x, 1), m).astype(x.dtype),
             U.where(special, 0, e).astype(np.int32))
 
 
@@ -281,12 +283,11 @@ def ldexp(x1, x2):
     inf; the result is (m * 2**a) * 2**b with b the part of k in the dtype's exponent
     range, m * 2**a exact, so the last product rounds once."""
     x1, n = _float(x1), as_operand(x2)
-    if _kind(n) not in "biu":
-        raise TypeError(f"xa.ldexp: the exponent x2 must be an integer, got {n.dtype}")
+    if _kind(n) not in "biu" or np.dtype(n.dtype) == np.uint64:
+        raise TypeError(f"xa.ldexp: the exponent x2 must be an integer that fits int64 "
+                        f"(NumPy's loops), got {n.dtype}")
     mb, _, bias, _ = _fields(x1, "ldexp")
     lo, hi = 1 - bias - mb, bias           # exponents of the smallest subnormal, the max
-    if np.dtype(n.dtype) == np.uint64:
-        n = U.minimum(n, 1 << 20)
     n = U.clip(n.astype(np.int64), -(1 << 20), 1 << 20)
     m, e = frexp(x1)
     k = U.clip(U.add(e.astype(np.int64), n), lo - 2, hi + 2)
@@ -309,7 +310,9 @@ def spacing(x):
     else:
         toward = U.where(U.less(x, 0), float("-inf"), float("inf")).astype(x.dtype)
     d = U.subtract(U.nextafter(x, toward), x)
-    return U.where(U.isinf(x), float("nan"), d).astype(x.dtype)
+    # (float16: NumPy's half loop returns its one NaN, 0x7E00, for every NaN input)
+    bad = U.isinf(x) if np.dtype(x.dtype) != np.float16 else U.logical_not(U.isfinite(x))
+    return U.where(bad, float("nan"), d).astype(x.dtype)
 
 
 def reciprocal(x):
@@ -317,8 +320,16 @@ def reciprocal(x):
     what x86 gives NumPy: the dtype's minimum for int32 / int64, else 0); bools as int8."""
     x = as_operand(x)
     k = _kind(x)
-    if k in "fc":
+    if k == "f":
         return U.divide(1, x)
+    if k == "c":                # NumPy's loop (Smith's division of 1 by x), its zero signs
+        re, im = U.real(x), U.imag(x)
+        by_re = U.greater_equal(U.absolute(re), U.absolute(im))
+        r = U.where(by_re, U.divide(im, re), U.divide(re, im))
+        d = U.where(by_re, U.add(re, U.multiply(im, r)), U.add(U.multiply(re, r), im))
+        one_d = U.divide(1, d)
+        r_d = U.divide(r, d)
+        return lax_complex(U.where(by_re, one_d, r_d), U.negative(U.where(by_re, r_d, one_d)))
     if k == "b":
         x = x.astype(np.int8)
     dt = np.dtype(x.dtype)

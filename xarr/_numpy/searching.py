@@ -40,6 +40,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if v.ndim != 1:
             raise ValueError(f"xa.interp: {what} must be a 1-D sequence, got shape "
                              f"{tuple(v.shape)}")
+    for v, what in ((x, "x"), (xp, "xp")):
+        if KINDS[CODE_OF[v.dtype]] == "c":
+            raise TypeError(f"xa.interp: cannot cast {what} from {v.dtype} to float64 "
+                            "(NumPy's safe casting)")
     complex_fp = KINDS[CODE_OF[fp.dtype]] == "c"
     x, xp = x.astype(np.float64, copy=False), xp.astype(np.float64, copy=False)
     fp = fp.astype(np.complex128 if complex_fp else np.float64, copy=False)

@@ -117,23 +117,43 @@ def where(condition, x=None, y=None):
 
 
 _SELECT = E.OPS["select"].code
-_CLAMP = E.OPS["clamp"].code
+_CLIP = E.OPS["clip"].code
 
 
 def clip(x, min=None, max=None):  # noqa: A002
-    """Elementwise min(max(x, min), max); either bound may be None. A real tensor with
-    bounds of its dtype or weak Python scalars runs as one clamp kernel (the same bits:
-    clamp is defined as that min of a max, ew_ops.h Clamp)."""
+    """NumPy's clip: with both bounds, elementwise min(max(x, min), max) with a tie keeping x
+    (clip(-0.0, 0.0, 1.0) is -0.0) and NaN where x or a bound is NaN, as one clip kernel
+    (ew_ops.h Clip) for real dtypes, eagerly and traced; with one bound, maximum or minimum;
+    with none, a copy. NumPy's rule for integer x: a Python int bound beyond the dtype's
+    range on the side that clips nothing is dropped (clip(int8, 2, 300))."""
     if min is not None and max is not None and type(x) is Tensor and \
             KINDS[CODE_OF[x.dtype]] in "fiu":
-        fast = _tensor.same_dtype_apply(_CLAMP, [min, x, max], 1)
+        fast = _tensor.same_dtype_apply(_CLIP, [min, x, max], 1)
         if fast is not None:
             return fast
-    if min is not None:
-        x = maximum(x, min)  # noqa: F821
-    if max is not None:
-        x = minimum(x, max)  # noqa: F821
-    return x
+    x = E.to_tensor_or_scalar(x)
+    if hasattr(x, "dtype") and _kind(x.dtype) in "iu":
+        info = np.iinfo(x.dtype)
+        if type(min) is int and min <= info.min:
+            min = None  # noqa: A001
+        if type(max) is int and max >= info.max:
+            max = None  # noqa: A001
+    if min is None and max is None:
+        return positive(asarray(x))  # noqa: F821
+    if min is None:
+        return minimum(x, max)  # noqa: F821
+    if max is None:
+        return maximum(x, min)  # noqa: F821
+    vals = [E.to_tensor_or_scalar(v) for v in (min, x, max)]
+    dt = E.promote(vals)
+    if _kind(dt) == "c":
+        return minimum(maximum(x, min), max)  # noqa: F821
+    rec = E.recorder(vals)
+    code = CODE_OF[dt]
+    shape = E.broadcast_shapes(*[np.shape(v) if not hasattr(v, "shape") else v.shape
+                                 for v in vals], op="xa.clip")
+    ops = [E.as_operand("xa.clip", v, code, rec) for v in vals]
+    return E.execute(E.OPS["clip"], code, ops, shape, None, "xa.clip", rec)
 
 
 __all__ += ["round", "where", "clip"]

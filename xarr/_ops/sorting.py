@@ -13,7 +13,7 @@ import numpy as np
 
 from xarr._bindings import sort as _sort
 from xarr._dispatch import register
-from xarr._dtypes import CODE_OF, XLA_NAMES
+from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
 from xarr._graph.ir import TensorType
 from xarr._ops.elementwise import promote
 from xarr._graph.trace import recorder
@@ -60,16 +60,20 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError(f"xa.searchsorted: a must be 1-D, got shape {tuple(a.shape)}")
     if sorter is not None:
         sorter = as_operand(sorter)
+        if KINDS[CODE_OF[sorter.dtype]] not in "iu":
+            raise TypeError(f"xa.searchsorted: sorter must hold integers, got {sorter.dtype}")
         if sorter.shape != a.shape:
             raise ValueError(f"xa.searchsorted: sorter has shape {tuple(sorter.shape)}, a "
                              f"{tuple(a.shape)}; they must match")
+        if isinstance(sorter, Tensor) and sorter.size and \
+                (int(sorter.min()) < 0 or int(sorter.max()) >= a.shape[0]):
+            raise ValueError(f"xa.searchsorted: sorter index out of range [0, {a.shape[0]})")
         a = a[sorter]
-    if not isinstance(v, (int, float, bool, complex)):
-        v = as_operand(v)
-    dt = promote([a, v])                                  # (a Python scalar is weak)
-    a = a.astype(dt, copy=False)
-    v = v.astype(dt, copy=False) if not isinstance(v, (int, float, bool, complex)) \
-        else as_operand(np.asarray(v, dtype=dt))
+    # (NumPy types a Python scalar key as an array would be - float64, int64 - not weakly:
+    # searchsorted(float16 [0.1, 0.5], 0.1) compares in float64)
+    v = as_operand(np.asarray(v) if isinstance(v, (int, float, bool, complex)) else v)
+    dt = promote([a, v])
+    a, v = a.astype(dt, copy=False), v.astype(dt, copy=False)
     return apply("searchsorted", [a, v], side=side)
 
 

@@ -429,6 +429,15 @@ template <class Op, class T> void ternary_loop(char* const* args, const int64_t*
     const auto hi = load<T>(*reinterpret_cast<const T*>(args[2]));
     const T* x1 = reinterpret_cast<const T*>(args[1]);
     T* y = reinterpret_cast<T*>(args[3]);
+    if constexpr ((std::is_same_v<Op, Clamp> || std::is_same_v<Op, Clip>) &&
+                  kFloat<decltype(lo)>) {
+      if (!is_nan(lo) && !is_nan(hi)) {       // the usual bounds: 4 (clip: 2) vector ops
+        XARR_SIMD
+        for (int64_t i = 0; i < n; ++i)
+          y[i] = store<T>(Op::f_ordered_bounds(lo, load<T>(x1[i]), hi));
+        return;
+      }
+    }
     XARR_SIMD
     for (int64_t i = 0; i < n; ++i) y[i] = store<T>(Op::f(lo, load<T>(x1[i]), hi));
     return;

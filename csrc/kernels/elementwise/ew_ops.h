@@ -716,6 +716,34 @@ XARR_TCMP(GeTotal, >=)
 struct Clamp {
   template <class C> static constexpr bool ok = kReal<C> || kBool<C>;
   template <class C> XARR_EW_FN C f(C lo, C x, C hi) { return Min::f(Max::f(x, lo), hi); }
+  // f's value when lo and hi are not NaN (then Max's result is NaN exactly where x is):
+  // max, min, one NaN test, one select - the vector max / min instructions' own semantics
+  // (x > lo ? x : lo keeps lo on a tie, as Max::f: clamp(-0.0, +0.0, 1) is +0.0).
+  template <class C> XARR_EW_FN C f_ordered_bounds(C lo, C x, C hi) {
+    const C m = x > lo ? x : lo;
+    const C y = m < hi ? m : hi;
+    return is_nan(x) ? x : y;
+  }
+};
+// NumPy's clip(x, lo, hi): max(x, lo) then min(., hi), each keeping its first operand on a
+// tie - so clip(-0.0, 0.0, 1.0) is -0.0 (lax's Clamp gives +0.0) - and NaN where x or a
+// bound is NaN. With lo and hi not NaN it is the vector max / min instructions' own
+// semantics, maxps(lo, x) then minps(hi, .): two ops (f_ordered_bounds).
+struct Clip {
+  template <class C> static constexpr bool ok = kReal<C> || kBool<C>;
+  template <class C> XARR_EW_FN C f_ordered_bounds(C lo, C x, C hi) {
+    const C m = lo > x ? lo : x;
+    return hi < m ? hi : m;
+  }
+  template <class C> XARR_EW_FN C f(C lo, C x, C hi) {
+    const C y = f_ordered_bounds(lo, x, hi);
+    if constexpr (kFloat<C>) {
+      const C b = is_nan(lo) ? lo : hi;
+      return is_nan(b) ? b : y;
+    } else {
+      return y;
+    }
+  }
 };
 // select(pred, on_true, on_false), keyed by the value dtype. It only moves bytes, so its
 // loops are one per element width (ew_loops.h select_loop), not built from `f`.
@@ -783,4 +811,4 @@ template <class D, class S> inline D convert_value(S x) {
   X(LE_TOTAL, LeTotal, 2) X(GT_TOTAL, GtTotal, 2) X(GE_TOTAL, GeTotal, 2)                   \
   X(NEXTAFTER, Nextafter, 2) X(COMPLEX, MakeComplex, 2) X(LOGADDEXP2, LogAddExp2, 2)       \
   /* ternary */                                                                            \
-  X(SELECT, Select, 3) X(CLAMP, Clamp, 3)
+  X(SELECT, Select, 3) X(CLAMP, Clamp, 3) X(CLIP, Clip, 3)
