@@ -552,3 +552,30 @@ def test_signed_zero_ties_are_the_same_on_every_path(dt, restore_isa):
                 many = run(op, xa.asarray(rows if op == "max" else -rows), (1,))
                 assert all(_bits(r).tobytes() == got[isa] for r in many), (op, isa, n)
             assert len(set(got.values())) == 1, (op, n, got)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pred_any_all_stop_early_and_agree(threads, restore_threads):
+    """any / all of a whole dense pred tensor run as a byte scan that stops at the deciding
+    block (reduce.cpp pred_scan): the deciding element anywhere - first, last, at and
+    around 4096-byte block edges and the threads' split - in any layout that covers its
+    memory densely (reversed, transposed), and through sum / prod of pred (or / and)."""
+    xa.set_num_threads(threads)
+    for n in (1, 7, 8, 9, 4095, 4096, 4097, 70_000, 131_072, 300_001):
+        for pos in sorted({0, 1, 4095, 4096, n // 2, n // 2 + 1, n - 1}):
+            if pos >= n:
+                continue
+            for base in (False, True):
+                m = np.full(n, base)
+                m[pos] = not base
+                t = xa.asarray(m)
+                for view, ref in ((t, m), (t[::-1], m[::-1])):
+                    assert bool(view.any()) == m.any() and bool(view.all()) == m.all()
+                    assert bool(RK.reduce_whole(RK.REDUCE_SUM, view)) == m.any()
+                    assert bool(RK.reduce_whole(RK.REDUCE_PROD, view)) == m.all()
+        if n % 7 == 0 or n == 70_000:
+            m2 = np.zeros((n // 7, 7), bool) if n % 7 == 0 else np.zeros((n // 10, 10), bool)
+            m2[-1, 0] = True
+            assert bool(xa.asarray(m2).T.any()) and not bool(xa.asarray(m2).T.all())
+    empty = xa.asarray(np.zeros(0, bool))
+    assert not bool(empty.any()) and bool(empty.all())

@@ -150,6 +150,15 @@ template <class Op, class T> void unary_loop(char* const* args, const int64_t* s
     }
   }
   if (st[0] == sizeof(T) && st[1] == sizeof(O)) {
+    if constexpr (std::is_same_v<Op, Not> && std::is_same_v<T, bool>) {
+      // pred bytes are 0 or 1: not is a byte xor. GCC does not vectorize `!` on bool
+      // (1M elements: 350 us, a scalar loop; this: 25 us).
+      const uint8_t* x = reinterpret_cast<const uint8_t*>(a);
+      uint8_t* y = reinterpret_cast<uint8_t*>(o);
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint8_t>(x[i] ^ 1u);
+      return;
+    }
     const T* x = reinterpret_cast<const T*>(a);
     O* y = reinterpret_cast<O*>(o);
     XARR_SIMD
@@ -551,12 +560,36 @@ template <class S, class D> inline D convert_storage(S x) {
   }
 }
 
+#if defined(__AVX2__) && !defined(XARR_EW_REFERENCE)
+// f32 -> s32 by cvttps2dq, which gives INT32_MIN for NaN and every value out of range:
+// xor with (x >= 2^31) turns those into INT32_MAX, and with (x ordered) NaN into 0 -
+// convert_value's saturating rule in 5 vector ops instead of ~10 (astype(int32) of 10k
+// f32: 2.1 -> 1.3 us). Returns how many leading elements it converted.
+static inline int64_t f32_to_s32_avx2(const float* x, int32_t* y, int64_t n) {
+  const __m256 two31 = _mm256_set1_ps(2147483648.0f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    __m256i r = _mm256_cvttps_epi32(v);
+    r = _mm256_xor_si256(r, _mm256_castps_si256(_mm256_cmp_ps(v, two31, _CMP_GE_OQ)));
+    r = _mm256_and_si256(r, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_ORD_Q)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), r);
+  }
+  return i;
+}
+#endif
+
 template <class S, class D> void convert_loop(char* const* args, const int64_t* st, int64_t n) {
   if (st[0] == sizeof(S) && st[1] == sizeof(D)) {
     const S* x = reinterpret_cast<const S*>(args[0]);
     D* y = reinterpret_cast<D*>(args[1]);
+    int64_t i0 = 0;
+#if defined(__AVX2__) && !defined(XARR_EW_REFERENCE)
+    if constexpr (std::is_same_v<S, float> && std::is_same_v<D, int32_t>)
+      i0 = f32_to_s32_avx2(x, y, n);
+#endif
     XARR_SIMD
-    for (int64_t i = 0; i < n; ++i) y[i] = convert_storage<S, D>(x[i]);
+    for (int64_t i = i0; i < n; ++i) y[i] = convert_storage<S, D>(x[i]);
     return;
   }
   if constexpr (kVectorStrided) {
