@@ -6,6 +6,7 @@ References are independent: Python integer arithmetic for integer ops, exact rat
 rounding for conversions, NumPy / float64 NumPy (rounded, max-ULP tolerance) for floats.
 """
 
+import itertools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -803,6 +804,15 @@ def test_clip_is_numpys(dt, layout):
         want = np.clip(x, lo, dt(0.5))
     assert_same(xa.clip(t, xa.asarray(lo), 0.5), want)
     assert_same(lax.clamp(0.0, xa.asarray(np.array([-0.0], dt)), 1.0), np.array([0.0], dt))
+    # every combination of specials, array bounds (NumPy's float32 / float64 array loop
+    # keeps the bound on a tie, its scalar loop keeps x) and scalar bounds
+    sp = [-0.0, 0.0, np.nan, -1.0, 1.0, -np.inf, np.inf]
+    grid = np.array(list(itertools.product(sp, sp, sp)), dt).T
+    gx, glo, ghi = (make_tensor(v, layout) for v in grid)
+    with np.errstate(all="ignore"):
+        assert_same(xa.clip(gx, glo, ghi), np.clip(*grid))
+        for lo_s, hi_s in itertools.product(sp, sp):
+            assert_same(xa.clip(gx, lo_s, hi_s), np.clip(grid[0], dt(lo_s), dt(hi_s)))
 
 
 def test_broadcast_in_dim_and_broadcast():

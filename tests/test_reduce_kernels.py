@@ -579,3 +579,8 @@ def test_pred_any_all_stop_early_and_agree(threads, restore_threads):
             assert bool(xa.asarray(m2).T.any()) and not bool(xa.asarray(m2).T.all())
     empty = xa.asarray(np.zeros(0, bool))
     assert not bool(empty.any()) and bool(empty.all())
+    # NumPy bool arrays may hold bytes other than 0 / 1 (asarray keeps them): true
+    odd = np.frombuffer(b"\x02" * 10_000 + b"\x00" + b"\x80" * 5000, dtype=bool)
+    for view in (odd[:10_000], odd, odd[10_000:10_001], odd[10_001:]):
+        t = xa.asarray(view)
+        assert bool(t.any()) == view.any() and bool(t.all()) == view.all()

@@ -29,7 +29,8 @@ from xarr._bindings.elementwise import run_elementwise
 from xarr._bindings.fused import MAX_FUSED_OPERANDS
 from xarr._dtypes import CODE_OF, DTYPES, KINDS
 from xarr._graph.ir import Instruction, TensorType
-from xarr._graph.algebra import is_value, new_constant, pow_special, scalar_value
+from xarr._graph.algebra import (ViewRewriter, is_value, new_constant, pow_special,
+                                 scalar_value)
 from xarr._graph.output_fusion import fuse_into_dots
 from xarr._registry import REGISTRY, elementwise_ops, ops_of_class
 
@@ -151,9 +152,13 @@ def simplify(comp):
     while changed:
         changed = False
         rewiring = Rewiring()
+        views = ViewRewriter(comp)
         for instr in list(comp.instructions):
             rewiring.rewire(instr)
-            new = _simplify_one(comp, instr)
+            if instr.op in ("slice", "reshape"):
+                new = views.rewrite(instr)
+            else:
+                new = _simplify_one(comp, instr) or views.split(instr)
             if new is not None and new is not instr:
                 rewiring.replace(instr, new)
                 changed = True
@@ -198,13 +203,8 @@ def _simplify_one(comp, i):
                 return b
     if op == "pow":
         return pow_special(comp, i)
-    if op == "reshape" and i.attrs.get("dimensions") is None:
-        src = ops[0]
-        if src.op == "reshape" and src.attrs.get("dimensions") is None:
-            i.operands = [src.operands[0]]
-            return i if src.operands[0].dims != i.dims else src.operands[0]
-        if src.dims == i.dims:
-            return src
+    if op == "dynamic_update_slice" and ops[1].dims == i.dims:
+        return ops[1]           # an update of the whole operand is the update (x[...] = v)
     if op == "transpose":
         perm = i.attrs["permutation"]
         src = ops[0]

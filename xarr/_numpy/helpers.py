@@ -219,8 +219,14 @@ def _spacings(varargs, f, axes):
             continue
         c = as_operand(v)
         if KINDS[CODE_OF[c.dtype]] == "b":
-            raise TypeError("xa.gradient: boolean coordinates have no differences (NumPy's "
-                            "boolean subtract is refused too)")
+            # NumPy's diff of booleans is !=: uniform ones give a bool step, others raise
+            host = np.asarray(c) if isinstance(c, Tensor) else None
+            steps = None if host is None else host[1:] != host[:-1]
+            if steps is None or not steps.size or not (steps == steps[0]).all():
+                raise TypeError("xa.gradient: boolean coordinates that are not uniform "
+                                "(NumPy's boolean subtract is refused)")
+            out.append(steps[0])
+            continue
         if c.ndim != 1:
             raise ValueError(f"xa.gradient: distances must be either scalars or 1d, got "
                              f"shape {tuple(c.shape)} for axis {a}")

@@ -327,9 +327,9 @@ def reciprocal(x):
         by_re = U.greater_equal(U.absolute(re), U.absolute(im))
         r = U.where(by_re, U.divide(im, re), U.divide(re, im))
         d = U.where(by_re, U.add(re, U.multiply(im, r)), U.add(U.multiply(re, r), im))
-        one_d = U.divide(1, d)
-        r_d = U.divide(r, d)
-        return lax_complex(U.where(by_re, one_d, r_d), U.negative(U.where(by_re, r_d, one_d)))
+        # (NumPy divides -r and -1 by d: the sign of a NaN part is theirs, not negated)
+        return lax_complex(U.where(by_re, U.divide(1, d), U.divide(r, d)),
+                           U.where(by_re, U.divide(U.negative(r), d), U.divide(-1, d)))
     if k == "b":
         x = x.astype(np.int8)
     dt = np.dtype(x.dtype)

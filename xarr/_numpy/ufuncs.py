@@ -5,12 +5,15 @@ elementwise functions NumPy builds from several ops: ``where``, ``clip``, ``roun
 >>> xa.add(xa.ones(3, xa.int8), 1.5)      # NumPy 2 promotion: float64
 """
 
+import math
+
 import numpy as np
 
 from xarr import _tensor
 from xarr._dispatch import FAST_SLOTS, register
 from xarr._tensor import Tensor, call_binary, call_unary
 from xarr._dtypes import CODE_OF, KINDS, bool_, float64
+from xarr._graph.trace import Traced
 from xarr._ops import elementwise as E
 from xarr._ops.conversion import asarray
 from xarr._ops.indexing import nonzero
@@ -118,42 +121,59 @@ def where(condition, x=None, y=None):
 
 _SELECT = E.OPS["select"].code
 _CLIP = E.OPS["clip"].code
+_CLAMP = E.OPS["clamp"].code
 
 
 def clip(x, min=None, max=None):  # noqa: A002
-    """NumPy's clip: with both bounds, elementwise min(max(x, min), max) with a tie keeping x
-    (clip(-0.0, 0.0, 1.0) is -0.0) and NaN where x or a bound is NaN, as one clip kernel
-    (ew_ops.h Clip) for real dtypes, eagerly and traced; with one bound, maximum or minimum;
-    with none, a copy. NumPy's rule for integer x: a Python int bound beyond the dtype's
-    range on the side that clips nothing is dropped (clip(int8, 2, 300))."""
+    """NumPy's clip, whose float32 / float64 loops break ties two ways (both kept here, bit
+    for bit): with scalar bounds (size 1, NumPy's stride-0 loop) a tie keeps x
+    (clip(-0.0, 0.0, 1.0) is -0.0) and a NaN bound gives NaN - ew_ops.h Clip; with array
+    bounds a tie keeps the bound and x's NaN wins - lax's Clamp. float16 keeps x on ties
+    either way (Clip). One bound: maximum or minimum; none: a copy. NumPy's rule for
+    integer x: a Python int bound beyond the dtype's range on the side that clips nothing
+    is dropped (clip(int8, 2, 300)). Eagerly and traced, with NumPy's broadcasting and
+    promotion (a Python scalar x is an array, as NumPy's asarray makes it)."""
     if min is not None and max is not None and type(x) is Tensor and \
             KINDS[CODE_OF[x.dtype]] in "fiu":
-        fast = _tensor.same_dtype_apply(_CLIP, [min, x, max], 1)
+        kernel = _CLIP if _single(min) and _single(max) or x.dtype.itemsize == 2 \
+            else _CLAMP
+        fast = _tensor.same_dtype_apply(kernel, [min, x, max], 1)
         if fast is not None:
             return fast
-    x = E.to_tensor_or_scalar(x)
-    if hasattr(x, "dtype") and _kind(x.dtype) in "iu":
+    if not isinstance(x, (Tensor, Traced)):
+        x = asarray(x)
+    if _kind(x.dtype) in "iu":
         info = np.iinfo(x.dtype)
         if type(min) is int and min <= info.min:
             min = None  # noqa: A001
         if type(max) is int and max >= info.max:
             max = None  # noqa: A001
     if min is None and max is None:
-        return positive(asarray(x))  # noqa: F821
+        return positive(x)  # noqa: F821
     if min is None:
         return minimum(x, max)  # noqa: F821
     if max is None:
         return maximum(x, min)  # noqa: F821
     vals = [E.to_tensor_or_scalar(v) for v in (min, x, max)]
     dt = E.promote(vals)
-    if _kind(dt) == "c":
-        return minimum(maximum(x, min), max)  # noqa: F821
+    if _kind(dt) == "c":     # NumPy's complex clip: strict compares, a tie keeps the bound
+        return minimum(max, maximum(min, x))  # noqa: F821
     rec = E.recorder(vals)
     code = CODE_OF[dt]
     shape = E.broadcast_shapes(*[np.shape(v) if not hasattr(v, "shape") else v.shape
                                  for v in vals], op="xa.clip")
     ops = [E.as_operand("xa.clip", v, code, rec) for v in vals]
-    return E.execute(E.OPS["clip"], code, ops, shape, None, "xa.clip", rec)
+    single = _single(min) and _single(max) or np.dtype(dt).itemsize == 2
+    return E.execute(E.OPS["clip" if single else "clamp"], code, ops, shape, None,
+                     "xa.clip", rec)
+
+
+def _single(v):
+    """Whether a clip bound is one value (a scalar, or any array of size 1)."""
+    shape = getattr(v, "shape", None)
+    if shape is None:
+        return np.ndim(v) == 0 or np.size(v) == 1
+    return math.prod(shape) == 1
 
 
 __all__ += ["round", "where", "clip"]

@@ -400,18 +400,20 @@ namespace {
 
 constexpr int64_t kPredBlock = 4096;
 
-// Whether a block of pred bytes settles any (some byte is 1) or all (some byte is 0):
-// OR of the words (any) or of the words xor 0x01.. (all): one folded OR either way.
+// Whether a block of pred bytes settles any (some byte is nonzero) or all (some byte is
+// zero), folded as 64-bit words: any ORs the words; all ORs each word's zero-byte flags
+// ((w - 0x01..) & ~w & 0x80.. is nonzero iff w has a zero byte), so a pred byte other
+// than 0 or 1 (a NumPy bool array viewed zero-copy may hold one) still counts as true.
 template <bool kAny> bool block_settles(const uint8_t* b, int64_t len) {
-  constexpr uint64_t kFlip = kAny ? 0 : 0x0101010101010101ull;
+  constexpr uint64_t kLow = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   int64_t i = 0;
   uint64_t acc = 0;
   for (; i + 8 <= len; i += 8) {
     uint64_t w;
     std::memcpy(&w, b + i, 8);
-    acc |= w ^ kFlip;
+    acc |= kAny ? w : ((w - kLow) & ~w & kHigh);
   }
-  for (; i < len; ++i) acc |= b[i] ^ static_cast<uint8_t>(kFlip);
+  for (; i < len; ++i) acc |= kAny ? b[i] : (b[i] == 0);
   return acc != 0;
 }
 
