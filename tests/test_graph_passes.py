@@ -561,6 +561,20 @@ def test_short_vector_state_becomes_fused_scalar_arithmetic():
         return c[1:2], (c + a)[3:5], c[2:4], c[1:3], (a * a).reshape(2, 3)[1]
     for g, w in zip(xa.jit(parts)(v), parts(v)):
         assert_same(g, w)
+    # a concatenation with an empty part (the split rule leaves it alone)
+    assert_same(xa.jit(lambda a: xa.concatenate([a, a[:0]]) * 2.0)(v), np.arange(6.0) * 2)
+
+    def aliased(a):             # x[...] = u makes the update the result: two outputs
+        u = a * 2.0
+        t = a.copy()
+        t[...] = u
+        return t, u
+    t, u = xa.jit(aliased)(v)
+    t += 100.0
+    assert_same(u, np.arange(6.0) * 2)          # results never share a buffer
+    p, q = xa.jit(lambda a: (a * 2.0, a * 2.0))(v)
+    p += 1.0
+    assert_same(q, np.arange(6.0) * 2)
     with xa.lazy():
         lz = parts(v)
     for g, w in zip(lz, parts(v)):

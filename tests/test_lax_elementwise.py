@@ -815,6 +815,23 @@ def test_clip_is_numpys(dt, layout):
             assert_same(xa.clip(gx, lo_s, hi_s), np.clip(grid[0], dt(lo_s), dt(hi_s)))
 
 
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=str)
+def test_clip_complex_is_numpys(dt):
+    """NumPy's complex clip: lexicographic compares, a tie keeps the bound, x's NaN stays,
+    a bound's NaN part is not propagated."""
+    sp = [-0.0, 0.0, np.nan, -1.0, 1.0, np.inf]
+    z = np.array([complex(r, i) for r in sp for i in sp], dt)
+    with np.errstate(all="ignore"):
+        for lo in z[::5]:
+            for hi in z[::7]:
+                want = np.clip(z, lo, hi)
+                got = to_np(xa.clip(xa.asarray(z), complex(lo), complex(hi)))
+                nan = np.isnan(want.real) | np.isnan(want.imag)
+                assert np.array_equal(np.isnan(got.real) | np.isnan(got.imag), nan)
+                assert np.array_equal(got[~nan].view(np.uint8), want[~nan].view(np.uint8)), \
+                    (lo, hi)
+
+
 def test_broadcast_in_dim_and_broadcast():
     v = np.array([1, 2, 3], np.int32)
     got = lax.broadcast_in_dim(xa.asarray(v), (2, 3), (1,))

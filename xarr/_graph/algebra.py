@@ -99,7 +99,8 @@ def pow_special(comp, i):
 # much, and NumPy-style code on short vectors (x, y, z = s[0], s[1], s[2] of a state
 # updated in place each step) turns into scalar arithmetic of one shape that fuses, with
 # no vector, slice, reshape and update steps between.
-SMALL_VIEW_SOURCE = 64
+SMALL_VIEW_SOURCE = 4       # (a 3-vector state; 8 or 16 made fusion's multi-output
+                            # search quadratic: 16 elements x 60 steps compiled in 20 s)
 _ELEMENTWISE = frozenset(ops_of_class("elementwise"))
 _MAX_PUSH_DEPTH = 16           # how far one rewrite pushes a slice down a chain
 
@@ -184,6 +185,8 @@ class ViewRewriter:
         if cat is None:
             return None
         d = cat.attrs["dimension"]
+        if any(part.dims[d] == 0 for part in cat.operands):
+            return None         # (a part spanning all of i would slice i into itself)
         parts, offset = [], 0
         for part in cat.operands:
             start = tuple(offset if k == d else 0 for k in range(len(i.dims)))

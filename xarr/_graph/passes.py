@@ -631,6 +631,12 @@ def _inputs_of(g):
     return list(inputs.values())
 
 
+# Nodes one _reaches walk may visit before it answers "a path exists" (the merge is then
+# skipped): a graph of many small groups (short-vector arithmetic unrolled over steps)
+# made the walks, one per candidate pair, quadratic.
+REACH_BUDGET = 2000
+
+
 def _reaches(start_ids, target_ids, excluded_ids, users, group_of, position, last):
     """Whether a path from instructions start_ids leads to target_ids through at least
     one instruction outside excluded_ids. A path that enters another fusion group leaves
@@ -642,7 +648,11 @@ def _reaches(start_ids, target_ids, excluded_ids, users, group_of, position, las
     stack = [(u, False) for s in start_ids for u in users.get(s, ())]
     seen = set()
     groups_seen = set()
+    budget = REACH_BUDGET
     while stack:
+        budget -= 1
+        if budget < 0:
+            return True         # (walked too far to tell cheaply: assume a path, keep apart)
         node, outside = stack.pop()
         nid = id(node)
         if nid in target_ids:
@@ -875,6 +885,7 @@ def protect_outputs(comp, called=False):
     parameters and constants are copied."""
     outs = list(comp.root.operands) if comp.root.op == "tuple" else [comp.root]
     new = []
+    seen = set()            # the entry's results: two of them never share a buffer
     for o in outs:
         base = o
         while True:
@@ -884,9 +895,11 @@ def protect_outputs(comp, called=False):
                 base = base.operands[0].operands[base.attrs["index"]]
             else:
                 break
+        shared = not called and id(base) in seen      # (return u, u after CSE / x[...] = u)
+        seen.add(id(base))
         if called and base is o and base.op == "parameter":
             pass
-        elif base.op in ("parameter", "constant", "broadcast"):
+        elif shared or base.op in ("parameter", "constant", "broadcast"):
             c = Instruction("copy", [o], TensorType(o.code, o.dims, None))
             comp.add(c)
             o = c

@@ -156,8 +156,8 @@ def clip(x, min=None, max=None):  # noqa: A002
         return maximum(x, min)  # noqa: F821
     vals = [E.to_tensor_or_scalar(v) for v in (min, x, max)]
     dt = E.promote(vals)
-    if _kind(dt) == "c":     # NumPy's complex clip: strict compares, a tie keeps the bound
-        return minimum(max, maximum(min, x))  # noqa: F821
+    if _kind(dt) == "c":
+        return _clip_complex(x, min, max, dt)
     rec = E.recorder(vals)
     code = CODE_OF[dt]
     shape = E.broadcast_shapes(*[np.shape(v) if not hasattr(v, "shape") else v.shape
@@ -166,6 +166,20 @@ def clip(x, min=None, max=None):  # noqa: A002
     single = _single(min) and _single(max) or np.dtype(dt).itemsize == 2
     return E.execute(E.OPS["clip" if single else "clamp"], code, ops, shape, None,
                      "xa.clip", rec)
+
+
+def _clip_complex(x, lo, hi, dt):
+    """NumPy's complex clip: m = x where x has a NaN part or is lexicographically above lo,
+    else lo (a tie keeps the bound); then m where m has a NaN part or is below hi, else hi.
+    greater(x, lo) = (x.real == lo.real) ? x.imag > lo.imag : x.real > lo.real."""
+    x, lo, hi = (asarray(v).astype(dt) if not isinstance(v, (Tensor, Traced)) else
+                 v.astype(dt) for v in (x, lo, hi))
+
+    def beyond(a, b, cmp):
+        ar, ai, br, bi = real(a), imag(a), real(b), imag(b)  # noqa: F821
+        return where(equal(ar, br), cmp(ai, bi), cmp(ar, br))  # noqa: F821
+    m = where(logical_or(isnan(x), beyond(x, lo, greater)), x, lo)  # noqa: F821
+    return where(logical_or(isnan(m), beyond(m, hi, less)), m, hi)  # noqa: F821
 
 
 def _single(v):
