@@ -47,6 +47,8 @@ cdef extern from "core/dlpack.h":
 
 cdef list _DTYPE_OBJ = list(DTYPES)
 cdef dict _CODE_OF = dict(CODE_OF)
+# The Array API versions __array_namespace__ accepts (Tensor's and the graph's Traced's).
+ARRAY_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 # ... and the scalar types people pass as dtypes (t.astype(np.float64), dtype=float):
 # a dict hit instead of as_dtype's np.dtype() construction (1.5 us an astype).
 _CODE_OF.update({t: CODE_OF[as_dtype(t)] for t in (bool, int, float, complex)})
@@ -186,8 +188,7 @@ cdef class Tensor(TensorOperators):
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace: the xarr module."""
-        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
-                                                            "2024.12"):
+        if api_version is not None and api_version not in ARRAY_API_VERSIONS:
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
         return api.namespace()
     __array_ufunc__ = _array_ufunc                      # NEP 13 / 18: NumPy calls on

@@ -398,8 +398,7 @@ class Traced:
         return self.transpose(perm)
 
     def __array_namespace__(self, *, api_version=None):
-        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
-                                                            "2024.12"):
+        if api_version is not None and api_version not in _tensor.ARRAY_API_VERSIONS:
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
         return api.namespace()
 

@@ -218,15 +218,6 @@ def _spacings(varargs, f, axes):
             out.append(v)
             continue
         c = as_operand(v)
-        if KINDS[CODE_OF[c.dtype]] == "b":
-            # NumPy's diff of booleans is !=: uniform ones give a bool step, others raise
-            host = np.asarray(c) if isinstance(c, Tensor) else None
-            steps = None if host is None else host[1:] != host[:-1]
-            if steps is None or not steps.size or not (steps == steps[0]).all():
-                raise TypeError("xa.gradient: boolean coordinates that are not uniform "
-                                "(NumPy's boolean subtract is refused)")
-            out.append(steps[0])
-            continue
         if c.ndim != 1:
             raise ValueError(f"xa.gradient: distances must be either scalars or 1d, got "
                              f"shape {tuple(c.shape)} for axis {a}")
@@ -234,14 +225,18 @@ def _spacings(varargs, f, axes):
             raise ValueError(f"xa.gradient: when 1d, distances must match the length of the "
                              f"corresponding dimension: {c.shape[0]} coordinates for axis "
                              f"{a} of length {f.shape[a]}")
-        if KINDS[CODE_OF[c.dtype]] in "iu":
+        kind = KINDS[CODE_OF[c.dtype]]
+        if kind in "iu":
             c = c.astype(np.float64)
         if isinstance(c, Tensor):      # concrete (also in xa.lazy): NumPy's uniformity test
-            host = np.asarray(c)
-            steps = host[1:] - host[:-1]
+            host = np.asarray(c)       # (NumPy's diff of booleans is !=)
+            steps = host[1:] != host[:-1] if kind == "b" else host[1:] - host[:-1]
             if steps.size and (steps == steps[0]).all():
                 out.append(steps[0])   # uniform: a scalar of the coordinates' dtype
                 continue
+        if kind == "b":
+            raise TypeError("xa.gradient: boolean coordinates that are not uniform "
+                            "(NumPy's boolean subtract is refused)")
         out.append(U.subtract(c[1:], c[:-1]))
     return out
 

@@ -120,8 +120,6 @@ def where(condition, x=None, y=None):
 
 
 _SELECT = E.OPS["select"].code
-_CLIP = E.OPS["clip"].code
-_CLAMP = E.OPS["clamp"].code
 
 
 def clip(x, min=None, max=None):  # noqa: A002
@@ -135,9 +133,8 @@ def clip(x, min=None, max=None):  # noqa: A002
     promotion (a Python scalar x is an array, as NumPy's asarray makes it)."""
     if min is not None and max is not None and type(x) is Tensor and \
             KINDS[CODE_OF[x.dtype]] in "fiu":
-        kernel = _CLIP if _single(min) and _single(max) or x.dtype.itemsize == 2 \
-            else _CLAMP
-        fast = _tensor.same_dtype_apply(kernel, [min, x, max], 1)
+        fast = _tensor.same_dtype_apply(E.OPS[_clip_op(min, max, x.dtype)].code,
+                                        [min, x, max], 1)
         if fast is not None:
             return fast
     if not isinstance(x, (Tensor, Traced)):
@@ -163,9 +160,14 @@ def clip(x, min=None, max=None):  # noqa: A002
     shape = E.broadcast_shapes(*[np.shape(v) if not hasattr(v, "shape") else v.shape
                                  for v in vals], op="xa.clip")
     ops = [E.as_operand("xa.clip", v, code, rec) for v in vals]
-    single = _single(min) and _single(max) or np.dtype(dt).itemsize == 2
-    return E.execute(E.OPS["clip" if single else "clamp"], code, ops, shape, None,
-                     "xa.clip", rec)
+    return E.execute(E.OPS[_clip_op(min, max, dt)], code, ops, shape, None, "xa.clip", rec)
+
+
+def _clip_op(lo, hi, dtype):
+    """The elementwise op NumPy's clip loop amounts to: "clip" (a tie keeps x) for scalar
+    bounds and 16-bit floats, "clamp" (a tie keeps the bound) for array bounds."""
+    return "clip" if _single(lo) and _single(hi) or np.dtype(dtype).itemsize == 2 \
+        else "clamp"
 
 
 def _clip_complex(x, lo, hi, dt):
