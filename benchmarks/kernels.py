@@ -225,6 +225,17 @@ KERNELS = {
 }
 
 
+def warm_up(fn, seconds=0.3):
+    """Calls fn for about ``seconds`` (at least once): the jit column times the steady
+    state, after the programs that turned hot meanwhile were compiled to native code
+    (xarr/_graph/native.py; best_time then waits for those compiles)."""
+    import time
+    t0 = time.perf_counter()
+    fn()
+    while time.perf_counter() - t0 < seconds:
+        fn()
+
+
 def run_table(rounds=3):
     """Times every kernel with NumPy, xarr eager and xarr under xa.jit (where it traces);
     prints NumPy/xarr ratios and their geometric means; returns the rows."""
@@ -244,7 +255,7 @@ def run_table(rounds=3):
         t_xa = min(best_time(lambda: fn(xa, *xa_args)) for _ in range(rounds))
         try:
             jitted = xa.jit(lambda *a, fn=fn: fn(xa, *a))
-            jitted(*xa_args)
+            warm_up(lambda: jitted(*xa_args))
             t_jit = min(best_time(lambda: jitted(*xa_args)) for _ in range(rounds))
         except Exception as e:                      # noqa: BLE001 (reported, next issue)
             t_jit, why = None, type(e).__name__

@@ -196,3 +196,57 @@ def test_operand_limits():
     bad.emit("neg", 0, out=0)
     with pytest.raises(ValueError, match="too many operands"):
         bad.run([xa.zeros(3, xa.float32)] * nmax)
+
+
+def _bits(t):
+    """The bytes of t with every NaN made the one quiet NaN (which NaN an operation on two
+    NaNs returns depends on the operand order a loop uses)."""
+    x = to_np(t).copy()
+    if x.dtype.kind == "c":
+        x.real[np.isnan(x.real)] = np.nan
+        x.imag[np.isnan(x.imag)] = np.nan
+    elif x.dtype.kind in "fV":   # V: ml_dtypes' bfloat16
+        x[np.isnan(x)] = np.nan
+    return x.view(np.uint8)
+
+
+@pytest.mark.parametrize("dtype", [xa.float32, xa.float64, xa.bfloat16, xa.complex128])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_short_rows_are_packed_bitwise(dtype, threads, restore_threads):
+    """Rows shorter than kPackRowMax (csrc/engine/nary.h) run in packed blocks of whole
+    rows: an input whose rows repeat (a[:, None, :]) or broadcast along the row (c) is
+    copied, one whose rows follow each other (b) is read in place; 700 rows per outer
+    index cross the packing block (341 rows of 3 f64) with a partial last block, and
+    37 x 700 x 3 elements reach the parallel threshold."""
+    xa.set_num_threads(threads)
+    rng = np.random.default_rng(11)
+    a = xa.asarray(random_array(rng, (37, 1, 3), dtype))
+    b = xa.asarray(random_array(rng, (1, 700, 3), dtype))
+    c = xa.asarray(random_array(rng, (37, 700, 1), dtype))
+    (got,) = chain_program(dtype).run([a, b, c])
+    assert got.shape == (37, 700, 3)
+    np.testing.assert_array_equal(_bits(got), _bits(chain_eager(a, b, c)))
+
+
+@pytest.mark.parametrize("dtype", [xa.int8, xa.int16, xa.float64])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_short_rows_into_strided_outputs(dtype, threads, restore_threads):
+    """Two outputs that are views (a step-2 middle axis, a reversed row) are written back
+    from the packing buffer; the rows around them are untouched."""
+    from xarr._bindings.fused import FusedKernel
+    xa.set_num_threads(threads)
+    rng = np.random.default_rng(12)
+    a = xa.asarray(random_array(rng, (60, 1, 2), dtype))
+    b = xa.asarray(random_array(rng, (1, 900, 2), dtype))
+    p = FusedProgram([dtype, dtype])
+    s = p.emit("add", 0, 1)
+    p.emit("mul", s, 1, out=0)
+    p.emit("sub", s, 0, out=1)
+    big0 = xa.zeros((60, 1800, 2), dtype)
+    big1 = xa.zeros((60, 900, 2), dtype)
+    out0, out1 = big0[:, ::2, :], big1[:, :, ::-1]
+    kernel = FusedKernel(p.input_dtypes, p.temp_dtypes, p.output_dtypes, p.code, [])
+    kernel.run([a, b], [None, None], (60, 900, 2), [out0, out1])
+    np.testing.assert_array_equal(to_np(out0), to_np((a + b) * b))
+    np.testing.assert_array_equal(to_np(out1), to_np((a + b) - a))
+    assert not to_np(big0[:, 1::2, :]).any()

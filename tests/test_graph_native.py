@@ -276,3 +276,32 @@ def test_the_disk_cache_is_trimmed_least_recently_used_first(tmp_path, monkeypat
     native._trim_cache(tmp_path, keep={tmp_path / "fused_0.so"})
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == ["fused_0.so", "fused_2.so", "fused_3.so", "notes.txt"]
+
+
+def test_kernels_of_one_program_share_work_and_compile(monkeypatch):
+    """The fusions of an unrolled loop are one program: their work adds up to HOT_WORK
+    (each alone stays below it), one compile serves them all, and a kernel of the same
+    program built later (another jit function) is native from its first call."""
+    monkeypatch.setenv("XARR_NATIVE", "sync")
+    monkeypatch.setattr(native, "HOT_WORK", 40000)
+    x = xa.asarray(np.linspace(0, 1, 2000, dtype=np.float32))
+
+    def step(v):
+        return xa.sqrt(v) * 0.5 + v
+
+    def loop(v):
+        for _ in range(4):
+            v = xa.cumsum(step(v)) * 1e-3   # the scan keeps each step a fusion of its own
+        return v
+    f = xa.jit(loop)
+    want = bits(f(x))
+    g = xa.jit(lambda v: step(v * 1e-3))
+    same = [k for k in next(iter(f._cache.values())).fused_kernels
+            if k.spec == xa.jit(g).lower(x).compile().fused_kernels[0].spec]
+    assert len(same) == 3 and not any(k.is_native for k in same)
+    assert all(k.work == 8000 for k in same)   # 24000 in all, below HOT_WORK
+    f(x)                                       # 48000
+    assert all(k.is_native for k in same)
+    assert_same(f(x), want)
+    g(x)
+    assert cached_kernel(g).is_native

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace xarr {
 
@@ -159,11 +161,83 @@ void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin
   }
 }
 
+// Copies `rows` rows of n elements of kSize bytes between a contiguous block and a strided
+// one (element (r, c) at strided + r * st_row + c * st_in): into the block when `in`, else
+// out of it.
+template <int kSize>
+void copy_rows(char* block, char* strided, int64_t rows, int64_t n, int64_t st_row,
+               int64_t st_in, bool in) {
+  for (int64_t r = 0; r < rows; ++r) {
+    char* s = strided + r * st_row;
+    for (int64_t c = 0; c < n; ++c, block += kSize, s += st_in) {
+      if (in) std::memcpy(block, s, kSize);
+      else std::memcpy(s, block, kSize);
+    }
+  }
+}
+
+void copy_rows(int isz, char* block, char* strided, int64_t rows, int64_t n, int64_t st_row,
+               int64_t st_in, bool in) {
+  switch (isz) {
+    case 1: return copy_rows<1>(block, strided, rows, n, st_row, st_in, in);
+    case 2: return copy_rows<2>(block, strided, rows, n, st_row, st_in, in);
+    case 4: return copy_rows<4>(block, strided, rows, n, st_row, st_in, in);
+    case 8: return copy_rows<8>(block, strided, rows, n, st_row, st_in, in);
+    default: return copy_rows<16>(block, strided, rows, n, st_row, st_in, in);
+  }
+}
+
+// The packed walk of short rows (run_nary_ctx with itemsizes): work item = (outer row,
+// block of `block_rows` rows of the next-to-innermost dim). An operand whose rows follow
+// each other in memory (st_row == n * st_in) is passed in place; the others go through
+// their slot of the per-thread buffer.
+template <class Loop>
+void run_packed(const Loop& loop, const Plan& p, char* const* ptrs, const int* itemsizes,
+                int nout, int64_t block_rows, int64_t begin, int64_t end) {
+  const int nargs = p.nargs;
+  const int in = p.ndim - 1, rw = p.ndim - 2;
+  const int64_t n = p.dims[in];
+  const int64_t rblocks = (p.dims[rw] + block_rows - 1) / block_rows;
+  const int64_t slot = (block_rows * n * 16 + 63) / 64 * 64;
+  static thread_local std::vector<char> buffer;
+  buffer.resize(static_cast<size_t>(slot * nargs + 64));
+  char* slots = buffer.data() + ((64 - (reinterpret_cast<uintptr_t>(buffer.data()) & 63)) & 63);
+  bool direct[kMaxArgs];
+  int64_t st[kMaxArgs];
+  for (int a = 0; a < nargs; ++a) {
+    direct[a] = p.st[a][rw] == n * p.st[a][in];
+    st[a] = direct[a] ? p.st[a][in] : itemsizes[a];
+  }
+  char* args[kMaxArgs];
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t rb = item % rblocks;
+    int64_t outer = item / rblocks;
+    const int64_t r0 = rb * block_rows, rows = std::min(block_rows, p.dims[rw] - r0);
+    char* base[kMaxArgs];
+    for (int a = 0; a < nargs; ++a) base[a] = ptrs[a] + r0 * p.st[a][rw];
+    for (int d = rw - 1; d >= 0; --d) {
+      const int64_t i = outer % p.dims[d];
+      outer /= p.dims[d];
+      for (int a = 0; a < nargs; ++a) base[a] += i * p.st[a][d];
+    }
+    for (int a = 0; a < nargs; ++a) {
+      args[a] = direct[a] ? base[a] : slots + a * slot;
+      if (!direct[a] && a < nargs - nout)
+        copy_rows(itemsizes[a], args[a], base[a], rows, n, p.st[a][rw], p.st[a][in], true);
+    }
+    loop(args, st, rows * n);
+    for (int a = nargs - nout; a < nargs; ++a)
+      if (!direct[a])
+        copy_rows(itemsizes[a], args[a], base[a], rows, n, p.st[a][rw], p.st[a][in], false);
+  }
+}
+
 }  // namespace
 
 template <class Loop>
 void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
-                   const int64_t* dims, const int64_t* strides, int64_t min_parallel) {
+                   const int64_t* dims, const int64_t* strides, int64_t min_parallel,
+                   const int* itemsizes = nullptr, int nout = 1) {
   Plan p;
   if (!simplify(p, nargs, ndim, dims, strides)) return;
   const int inner = p.ndim - 1;
@@ -171,6 +245,26 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
   for (int d = 0; d < inner; ++d) rows *= p.dims[d];
   const int64_t total = rows * p.dims[inner];
   int nt = total >= min_parallel ? get_num_threads() : 1;
+  if (itemsizes && p.ndim >= 2 && p.dims[inner] < kPackRowMax && p.dims[inner - 1] >= 2) {
+    int widest = 1;
+    for (int a = 0; a < nargs; ++a) widest = std::max(widest, itemsizes[a]);
+    const int64_t block_rows =
+        std::min(p.dims[inner - 1], std::max<int64_t>(1, kPackBlockBytes / widest / p.dims[inner]));
+    const int64_t items =
+        rows / p.dims[inner - 1] * ((p.dims[inner - 1] + block_rows - 1) / block_rows);
+    if (items < nt) nt = static_cast<int>(items);
+    if (nt <= 1) {
+      run_packed(loop, p, ptrs, itemsizes, nout, block_rows, 0, items);
+      return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num();
+      const int n = omp_get_num_threads();
+      run_packed(loop, p, ptrs, itemsizes, nout, block_rows, items * t / n, items * (t + 1) / n);
+    }
+    return;
+  }
   if (mixed_orders(p) && p.dims[inner] > 1 && p.dims[inner - 1] > 1) {
     const int64_t items = rows / p.dims[inner - 1] *
                           ((p.dims[inner - 1] + kTileRows - 1) / kTileRows) *
@@ -220,11 +314,12 @@ void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t
 }
 
 void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
-                  const int64_t* dims, const int64_t* strides, int64_t min_parallel) {
+                  const int64_t* dims, const int64_t* strides, int64_t min_parallel,
+                  const int* itemsizes, int nout) {
   auto bound = [loop, ctx](char* const* args, const int64_t* st, int64_t n) {
     loop(ctx, args, st, n);
   };
-  run_nary_impl(bound, nargs, ptrs, ndim, dims, strides, min_parallel);
+  run_nary_impl(bound, nargs, ptrs, ndim, dims, strides, min_parallel, itemsizes, nout);
 }
 
 }  // namespace xarr

@@ -31,9 +31,20 @@ void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t
 
 // The same engine for a loop that needs context (the fused executor's program):
 // loop(ctx, args, strides, n), called concurrently from several threads.
+// With `itemsizes` (bytes per element of each operand; the last `nout` operands are the
+// outputs), rows shorter than kPackRowMax are packed: a block of consecutive rows of each
+// operand that does not walk the block linearly is copied into a contiguous per-thread
+// buffer (outputs are copied out after the call), and the loop runs once per block on
+// about kPackBlockBytes per operand. A loop with a high per-call cost then pays it once
+// per block instead of once per row. Worked example: x[:, None, :] - x[None, :, :] over
+// f64[300, 300, 3] is 90000 rows of 3; packed, it is 300 calls of 900 elements, with
+// x[:, None, :] copied (its rows repeat) and x[None, :, :] and the output read in place.
 using LoopCtxFn = void (*)(void* ctx, char* const* args, const int64_t* strides, int64_t n);
+constexpr int64_t kPackRowMax = 16;
+constexpr int64_t kPackBlockBytes = 8192;
 void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
                   const int64_t* dims, const int64_t* strides,
-                  int64_t min_parallel = kParallelMinElements);
+                  int64_t min_parallel = kParallelMinElements, const int* itemsizes = nullptr,
+                  int nout = 1);
 
 }  // namespace xarr

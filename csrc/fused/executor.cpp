@@ -455,7 +455,10 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
     for (int d = 0; d < ndim; ++d) est[e * ndim + d] = strides[a * ndim + d];
     ++e;
   }
-  run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est);
+  int isz[kMaxArgs];
+  for (int a = 0; a < b.nvar; ++a) isz[a] = b.in_itemsize[a];
+  for (int k = 0; k < nout; ++k) isz[b.nvar + k] = b.out_itemsize[k];
+  run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est, kParallelMinElements, isz, nout);
 }
 
 void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, int64_t inner,

@@ -78,6 +78,7 @@ cdef class FusedKernel:
     # (input dtypes, constant dtypes, temporary dtypes, output dtypes, code): the program
     # as given, for the native code generator (xarr/_graph/native.py)
     cdef readonly tuple spec
+    cdef object __weakref__   # native.py groups the kernels of one program in a WeakSet
     # elements x instructions run so far; when it reaches hot_work, on_hot(self) is
     # called once (the graph compiler asks for the native form of a hot kernel)
     cdef readonly int64_t work

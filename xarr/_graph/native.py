@@ -44,6 +44,7 @@ import os
 import queue
 import threading
 import warnings
+import weakref
 from pathlib import Path
 
 from xarr import _core
@@ -290,9 +291,12 @@ LOADED_LIMIT = 256   # entries (a kernel keeps its own library alive through set
 
 
 def clear_loaded():
-    """Forgets the libraries loaded in memory (kernels keep theirs; the disk cache stays)."""
+    """Forgets the libraries loaded in memory and the programs' compiled forms (kernels
+    keep theirs; the disk cache stays)."""
     with _loaded_lock:
         _loaded.clear()
+    with _programs_lock:
+        _programs.clear()
 
 
 PRELUDE_HEADER = "xarr_native_prelude.h"
@@ -378,28 +382,81 @@ def _load(isa, funcs):
     return lib
 
 
+# ----------------------------------------------------------------------- programs
+class _Program:
+    """Every FusedKernel built with one spec (the graph compiler builds one per fusion, so
+    a Python loop unrolled under jit makes many kernels of one program, each run once a
+    call). Their work adds up toward HOT_WORK, one compile serves them all, and a kernel
+    built after the compile gets the native form at once."""
+
+    __slots__ = ("kernels", "native", "asked")
+
+    def __init__(self):
+        self.kernels = weakref.WeakSet()
+        self.native = {}    # isa name -> (library, address)
+        self.asked = set()  # isa names whose compile has been asked for
+
+
+_programs = {}      # _spec_key(spec) -> _Program
+_programs_lock = threading.Lock()   # guards _programs and every program's kernels
+PROGRAMS_LIMIT = 4096   # programs remembered; beyond, those without live kernels go
+
+
+def _spec_key(spec):
+    return repr(spec)
+
+
+def _program(spec):
+    with _programs_lock:
+        prog = _programs.get(_spec_key(spec))
+        if prog is None:
+            if len(_programs) >= PROGRAMS_LIMIT:
+                for key in [k for k, p in _programs.items() if not p.kernels]:
+                    del _programs[key]
+            prog = _programs[_spec_key(spec)] = _Program()
+        return prog
+
+
+def _members(prog):
+    with _programs_lock:
+        return list(prog.kernels)
+
+
 def compile_kernels(kernels):
     """Compiles the native forms of ``kernels`` (FusedKernels) now, in this thread, as one
-    translation unit, and installs them. Returns how many were installed (programs with
-    no native form, or a machine without a compiler, stay interpreted)."""
+    translation unit (one function per distinct program), and installs them in these
+    kernels and every other kernel of the same programs. Returns how many of ``kernels``
+    were installed (programs with no native form, or a machine without a compiler, stay
+    interpreted)."""
     if not available():
         return 0
     isa = _core.get_isa()
-    todo, funcs = [], []
+    progs, funcs = {}, []   # spec key -> (program, function number)
     for kernel in kernels:
-        text = source(kernel.spec, f"xarr_fused_{len(todo)}")
+        key = _spec_key(kernel.spec)
+        if key in progs:
+            continue
+        text = source(kernel.spec, f"xarr_fused_{len(funcs)}")
         if text is not None:
-            todo.append(kernel)
+            progs[key] = (_program(kernel.spec), len(funcs))
             funcs.append(text)
-    if not todo:
+    if not funcs:
         return 0
     lib = _load(isa, "\n".join(funcs))
     if lib is None or _core.get_isa() != isa:  # the ISA changed meanwhile: interpret
         return 0
-    for n, kernel in enumerate(todo):
+    for prog, n in progs.values():
         address = ctypes.cast(getattr(lib, f"xarr_fused_{n}"), ctypes.c_void_p).value
-        kernel.set_native(lib, address, _core.isa_code(isa))
-    return len(todo)
+        prog.native[isa] = (lib, address)
+        for kernel in _members(prog):
+            kernel.set_native(lib, address, _core.isa_code(isa))
+    installed = 0
+    for kernel in kernels:
+        hit = progs.get(_spec_key(kernel.spec))
+        if hit is not None:
+            kernel.set_native(*hit[0].native[isa], _core.isa_code(isa))
+            installed += 1
+    return installed
 
 
 # ----------------------------------------------------------------------- background
@@ -423,6 +480,26 @@ def _work():
         finally:
             for _ in batch:
                 _queue.task_done()
+
+
+def _on_work(kernel):
+    """A kernel's work passed its next quantum: compile its program once the work of all
+    its kernels reaches HOT_WORK, else watch it for the next quantum."""
+    prog = _program(kernel.spec)
+    isa = _core.get_isa()
+    if isa in prog.asked:
+        return
+    if sum(k.work for k in _members(prog)) < HOT_WORK:
+        kernel.watch(kernel.work + _quantum(), _on_work)
+        return
+    prog.asked.add(isa)
+    _on_hot(kernel)
+
+
+def _quantum():
+    """Work between two reports of one kernel: 1/16 of HOT_WORK (a Python call per ~4M
+    element-instructions at the default)."""
+    return max(1, HOT_WORK // 16)
 
 
 def _on_hot(kernel):
@@ -450,9 +527,19 @@ def compilable(spec):
 
 
 def watch(kernel):
-    """Asks for ``kernel``'s native form once it is hot (graph compiler, compile.py)."""
-    if mode() != "off" and compilable(kernel.spec):
-        kernel.watch(HOT_WORK, _on_hot)
+    """Asks for ``kernel``'s native form once its program is hot (graph compiler,
+    compile.py); installs it at once when the program is compiled already."""
+    if mode() == "off" or not compilable(kernel.spec):
+        return
+    prog = _program(kernel.spec)
+    isa = _core.get_isa()
+    with _programs_lock:
+        prog.kernels.add(kernel)
+    done = prog.native.get(isa)
+    if done is not None:
+        kernel.set_native(*done, _core.isa_code(isa))
+    elif isa not in prog.asked:
+        kernel.watch(_quantum(), _on_work)
 
 
 def wait():
