@@ -275,3 +275,27 @@ def test_review_cases_elements_views_and_nesting():
         lz = xa.positive(xa.zeros(4))
         with pytest.raises(IndexError, match="out of bounds"):
             lz[np.array([5])] = 1.0
+
+
+def test_scalar_values_stay_scalars_in_the_program():
+    """x[mask] = 0.9 and a captured xa.broadcast_to of a scalar are a scalar constant and
+    a broadcast: no array of x's size is baked into the program (fusions read the scalar
+    from a register), and the results are NumPy's."""
+    big = xa.broadcast_to(xa.asarray(np.float64(0.25)), (1000,))
+    spread = xa.broadcast_to(xa.asarray(np.arange(3.0)), (1000, 3))
+
+    def f(a):
+        a = a.copy()
+        a[a > 0.9] = 0.9
+        a[a < 0.1] = 7.0
+        return a + big, a[:, None] * spread
+
+    x = np.random.default_rng(0).random(1000)
+    text = xa.jit(f).lower(xa.asarray(x)).as_text()
+    assert "constant({...})" not in text    # (f64[3] arange prints its values)
+    want = x.copy()
+    want[want > 0.9] = 0.9
+    want[want < 0.1] = 7.0
+    got0, got1 = xa.jit(f)(xa.asarray(x))
+    np.testing.assert_array_equal(np.asarray(got0), want + 0.25)
+    np.testing.assert_array_equal(np.asarray(got1), want[:, None] * np.arange(3.0))

@@ -234,13 +234,33 @@ def _type_of_tensor(t):
 
 
 def _constant(comp, value, code=None):
-    """A constant instruction holding a Tensor or a Python scalar (converted to ``code``)."""
+    """A constant instruction holding a Tensor or a Python scalar (converted to ``code``).
+    A tensor broadcast along some dims (stride 0, as xa.broadcast_to makes) is its
+    compact part and a broadcast: f64[200000] strides (0,) -> broadcast(f64[] constant),
+    which fusions read as a scalar instead of a stride-0 array."""
     if isinstance(value, Tensor):
+        spread = _broadcast_dims(value)
+        if spread:
+            compact = value[tuple(0 if d in spread else slice(None)
+                                  for d in range(value.ndim)) + (Ellipsis,)]
+            c = _constant(comp, compact)
+            kept = tuple(d for d in range(value.ndim) if d not in spread)
+            return comp.add(Instruction("broadcast", [c],
+                                        TensorType(CODE_OF[value.dtype], tuple(value.shape),
+                                                   None), {"dimensions": kept}))
         return comp.add(Instruction("constant", (), _type_of_tensor(value), {"value": value}))
     if comp.kind == "lazy":
         return comp.scalar_constant(value, code)
     t = _tensor.scalar_tensor(value, code)
     return comp.add(Instruction("constant", (), TensorType(code, (), None), {"value": t}))
+
+
+def _broadcast_dims(t):
+    """The dims of a strided tensor along which it repeats one value (stride 0, size > 1);
+    () for tiled and empty tensors."""
+    if not t.size or _tensor.is_tiled(t):
+        return ()
+    return tuple(d for d, (n, s) in enumerate(zip(t.shape, t.strides)) if s == 0 and n > 1)
 
 
 def operand(comp, v, code, op):

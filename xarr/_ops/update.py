@@ -35,11 +35,17 @@ from xarr._ops.creation import arange, full
 MAX_ONE_HOT = 1 << 26
 
 
+def _filled(shape, value, dtype):
+    """full(shape, value, dtype) as a broadcast of one element: under jit a scalar constant
+    the fusion reads from a register, not an array of ``shape`` baked into the program."""
+    return S.broadcast_in_dim(full((), value, dtype), tuple(shape), ())
+
+
 def _value(x, value, shape):
     """value cast to x's dtype and broadcast to ``shape``."""
     v = E.to_tensor_or_scalar(value)
     if not hasattr(v, "shape"):
-        return full(shape, v, x.dtype)
+        return _filled(shape, v, x.dtype)
     if v.dtype != x.dtype:
         v = E.astype(v, CODE_OF[x.dtype])
     if tuple(v.shape) != tuple(shape):
@@ -78,7 +84,7 @@ def _basic(x, basic, value):
             abs(step) - 1 if length > 1 else 0)
            for (d, _, _, length, step), lo in zip(plan, lows)]
     placed = S.pad(v, np.zeros((), x.dtype).item(), cfg)
-    mask = S.pad(full(block, True, np.bool_), False, cfg)
+    mask = S.pad(_filled(block, True, np.bool_), False, cfg)
     return E.lax_apply("select", mask, placed, x)
 
 
@@ -113,7 +119,7 @@ def _one_hot(x, key, value):
     hit = E.numpy_apply("equal", pos, S.reshape(arange(n, dtype=np.int64), (1, n)))
     writer = E.lax_apply("select", hit, S.broadcast_in_dim(arange(k, dtype=np.int64),
                                                            (k, n), (0,)),
-                         full((k, n), -1, np.int64))
+                         _filled((k, n), -1, np.int64))
     last = R.reduce_max(writer, (0,))                 # the last write of each element
     taken = I.getitem(v, E.numpy_apply("maximum", last, 0)) if k else full((n,), 0, x.dtype)
     flat = S.reshape(x, (n,))
