@@ -844,3 +844,29 @@ def test_operator_fast_paths_match_the_general_path(dt, shapes, scalar, seed):
             (op, dt, scalar)
         assert _outcome(lambda: op(scalar, x)) == _outcome(lambda: op(scalar, xs)), \
             (op, dt, scalar)
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 2), (300, 300, 3), (7, 5000, 1), (2, 3, 4000, 5),
+                                   (40000, 2)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_short_rows_run_with_a_longer_dim_inside(shape, threads, restore_threads):
+    """Rows shorter than 8 elements (csrc/engine/nary.cpp swap_short_row) run with the
+    longest outer dim innermost: broadcast, sliced and transposed operands, on 1 and 2
+    threads (300 x 300 x 3 and 40000 x 2 reach the parallel threshold), equal NumPy's."""
+    xa.set_num_threads(threads)
+    rng = np.random.default_rng(len(shape) * 100 + shape[-1])
+    a = rng.standard_normal(shape)
+    b = rng.standard_normal(shape[:-2] + (1,) + shape[-1:])
+    c = rng.standard_normal(shape[:-1] + (1,))
+    ta, tb, tc = xa.asarray(a), xa.asarray(b), xa.asarray(c)
+    np.testing.assert_array_equal(np.asarray(ta / tc), a / c)
+    np.testing.assert_array_equal(np.asarray(tb - ta), b - a)
+    np.testing.assert_array_equal(np.asarray(xa.maximum(tb, tc)), np.maximum(b, c))
+    wide = rng.standard_normal(shape[:-1] + (3 * shape[-1],))
+    tw = xa.asarray(wide)
+    np.testing.assert_array_equal(np.asarray(tw[..., ::3] * ta), wide[..., ::3] * a)
+    out = xa.zeros(shape[:-1] + (2 * shape[-1],))
+    xa.add(ta, tc, out=out[..., ::2])
+    want = np.zeros(out.shape)
+    want[..., ::2] = a + c
+    np.testing.assert_array_equal(np.asarray(out), want)

@@ -299,3 +299,53 @@ def test_scalar_values_stay_scalars_in_the_program():
     got0, got1 = xa.jit(f)(xa.asarray(x))
     np.testing.assert_array_equal(np.asarray(got0), want + 0.25)
     np.testing.assert_array_equal(np.asarray(got1), want[:, None] * np.arange(3.0))
+
+
+def _in_place_updates(compiled):
+    return sum(fn.__qualname__.startswith("_dus_in_place")
+               for fn, _, _ in compiled.executable.steps)
+
+
+def test_updates_write_in_place_only_when_the_old_value_is_dead():
+    """A dynamic_update_slice writes into its operand's buffer when nothing reads that
+    buffer afterwards (the 20 steps of a diffusion loop); a slice of the old value read
+    after the update, an update that is a view of the operand, a parameter's buffer and
+    the result's buffer keep the copying step."""
+    lax = xa.lax
+    x = xa.asarray(np.arange(12.0))
+
+    def loop(v):
+        u = v * 2.0
+        for _ in range(5):
+            u[1:-1] = u[:-2] + u[2:]
+        return u
+    c = xa.jit(loop).lower(x).compile()
+    assert _in_place_updates(c) >= 4
+    want = np.arange(12.0) * 2
+    for _ in range(5):
+        want[1:-1] = want[:-2] + want[2:]
+    np.testing.assert_array_equal(np.asarray(c(x)), want)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(12.0))
+
+    def old_value_read_later(v):
+        u = v * 2.0
+        s = lax.slice(u, (0,), (3,))
+        w = lax.dynamic_update_slice(u, xa.ones(3), (0,))
+        return w, s * 1.0
+
+    def update_is_a_view(v):
+        u = v * 2.0
+        return lax.dynamic_update_slice(u, lax.rev(lax.slice(u, (2,), (6,)), (0,)), (0,))
+
+    def of_a_parameter(v):
+        return lax.dynamic_update_slice(v, xa.ones(3), (4,))
+    for f in (old_value_read_later, update_is_a_view, of_a_parameter):
+        c = xa.jit(f).lower(x).compile()
+        assert _in_place_updates(c) == 0, f.__name__
+    w, s = xa.jit(old_value_read_later)(x)
+    np.testing.assert_array_equal(np.asarray(s), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(w)[:4], [1.0, 1.0, 1.0, 6.0])
+    got = np.asarray(xa.jit(update_is_a_view)(x))
+    np.testing.assert_array_equal(got[:5], [10.0, 8.0, 6.0, 4.0, 8.0])
+    xa.jit(of_a_parameter)(x)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(12.0))

@@ -478,7 +478,7 @@ cdef class Tensor(TensorOperators):
             return api.reshape(self.transpose(), tuple(shape)[::-1]).transpose()
         if order != "C":
             raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
-        return api.reshape(self, shape)
+        return _reshape(self, shape)
 
     def __array__(self, dtype=None, copy=None):
         """A NumPy array sharing this tensor's memory (strided layouts; tiled tensors and

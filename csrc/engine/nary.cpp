@@ -232,6 +232,22 @@ void run_packed(const Loop& loop, const Plan& p, char* const* ptrs, const int* i
   }
 }
 
+// A plain loop (no packing) over rows shorter than kShortRow runs with the longest outer
+// dim innermost instead: y / x[:, :, None] over f64[64, 64, 2] is 128 strided loops of 64
+// elements rather than 4096 loops of 2 (measured 101 -> 13 us; NumPy 19 us). Elementwise
+// loops give the same values in any order.
+constexpr int64_t kShortRow = 8;
+
+void swap_short_row(Plan& p) {
+  const int in = p.ndim - 1;
+  int best = -1;
+  for (int d = 0; d < in; ++d)
+    if (p.dims[d] > p.dims[in] && (best < 0 || p.dims[d] > p.dims[best])) best = d;
+  if (best < 0) return;
+  std::swap(p.dims[best], p.dims[in]);
+  for (int a = 0; a < p.nargs; ++a) std::swap(p.st[a][best], p.st[a][in]);
+}
+
 }  // namespace
 
 template <class Loop>
@@ -241,6 +257,7 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
   Plan p;
   if (!simplify(p, nargs, ndim, dims, strides)) return;
   const int inner = p.ndim - 1;
+  if (!itemsizes && p.ndim >= 2 && p.dims[inner] < kShortRow) swap_short_row(p);
   int64_t rows = 1;
   for (int d = 0; d < inner; ++d) rows *= p.dims[d];
   const int64_t total = rows * p.dims[inner];

@@ -28,7 +28,7 @@ from xarr._graph import native
 from xarr._graph.ir import Instruction
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
 from xarr._ops.elementwise import lax_apply
-from xarr._ops.structural import broadcast_view
+from xarr._ops.structural import broadcast_view, dus_into
 from xarr._registry import REGISTRY
 
 _COPY = KERNEL_OPS["copy"]
@@ -302,6 +302,7 @@ class Executable:
         self.init = init
         self.steps = steps
         self.root_slot = slot[id(comp.root)]
+        self._update_in_place(comp, [s for s, _ in init])
         root = comp.root
         if len(steps) == 1 and root.op == "fusion" and not root.is_tuple and not init and \
                 all(o.op == "parameter" for o in root.operands) and \
@@ -312,6 +313,38 @@ class Executable:
             numbers = [o.attrs["number"] for o in root.operands]
             if numbers == list(range(len(numbers))) and len(numbers) == len(comp.parameters):
                 self.run = lambda args: kernel(args)[0]
+
+    def _update_in_place(self, comp, init_slots):
+        """Lets each dynamic_update_slice step write into its operand's buffer when no
+        value sharing that buffer is read after the step and the buffer is not a
+        parameter's, a constant's or the result's. Values share buffers through every step
+        but those in _FRESH_RESULTS (slices, reshapes, tuples: taken as views). Example:
+        20 steps of u[1:-1, 1:-1] = f(u) (diffusion) update one grid instead of copying it
+        20 times."""
+        parent = list(range(self.n_slots))
+
+        def find(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+        ops = [i.op for i in comp.instructions]
+        for fn, ins, out in self.steps:
+            if ops[out] not in _FRESH_RESULTS and ops[out] not in KERNEL_OPS:
+                for k in ins:
+                    parent[find(k)] = find(out)
+        last = {}
+        for n, (fn, ins, out) in enumerate(self.steps):
+            for k in ins:
+                last[find(k)] = n
+        never = {find(s) for s in self.param_slots + init_slots + [self.root_slot]}
+        for n, (fn, ins, out) in enumerate(self.steps):
+            if ops[out] != "dynamic_update_slice":
+                continue
+            c = find(ins[0])
+            if c in never or last.get(c) != n or any(find(k) == c for k in ins[1:]):
+                continue
+            self.steps[n] = (_dus_in_place(fn), ins, out)
 
     def _step(self, i):
         """The callable that runs instruction ``i``: a fusion's FusedKernel, or the
@@ -347,6 +380,11 @@ class Executable:
         if op == "get_tuple_element":
             k = i.attrs["index"]
             return lambda t: t[k]
+        if op == "slice" and i.dims:
+            # the view by a basic index built once (the registry impl builds it per call)
+            key = tuple(slice(lo, hi, st) for lo, hi, st in zip(
+                i.attrs["start_indices"], i.attrs["limit_indices"], i.attrs["strides"]))
+            return lambda x: x[key]
         if op == "tuple":
             return lambda *xs: tuple(xs)
         row = REGISTRY.get(op)
@@ -366,6 +404,23 @@ class Executable:
         for fn, ins, out in self.steps:
             env[out] = fn(*[env[k] for k in ins])
         return env[self.root_slot]
+
+
+# Ops whose step always returns a new buffer (besides KERNEL_OPS' elementwise steps); a
+# dynamic_update_slice result is a new value even when written in place (its operand's
+# buffer is dead then).
+_FRESH_RESULTS = ("fusion", "convert", "iota", "dynamic_update_slice")
+
+
+def _dus_in_place(copying):
+    """The in-place step of dynamic_update_slice: the operand itself is written when it is
+    a writeable row-major tensor (not a broadcast or other view), else ``copying`` runs."""
+    def step(x, update, *starts):
+        f = x.flags
+        if f["C_CONTIGUOUS"] and f["WRITEABLE"] and not f["TILED"]:
+            return dus_into(x, update, *starts)
+        return copying(x, update, *starts)
+    return step
 
 
 def _single_op_step(i):

@@ -315,14 +315,19 @@ def _dus_rule(types):
     return TensorType(t.code, t.dims, None)
 
 
-def _dus_impl(x, update, *starts):
-    out = x.copy()
-    lo = _clamped_starts([s.item() for s in starts], update.shape, x.shape)
+def dus_into(out, update, *starts):
+    """DynamicUpdateSlice written into ``out`` itself (returned): the eager op on a copy,
+    and the graph executor's step when nothing reads the operand's buffer afterwards."""
+    lo = _clamped_starts([s.item() for s in starts], update.shape, out.shape)
     if out.ndim:
         out[tuple(builtins.slice(a, a + z) for a, z in zip(lo, update.shape))] = update
     else:
         out[...] = update
     return out
+
+
+def _dus_impl(x, update, *starts):
+    return dus_into(x.copy(), update, *starts)
 
 
 defop("dynamic_update_slice", _dus_rule, _dus_impl)

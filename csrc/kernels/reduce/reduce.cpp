@@ -3,6 +3,8 @@
 #include "kernels/reduce/reduce.h"
 
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -404,9 +406,22 @@ constexpr int64_t kPredBlock = 4096;
 // zero), folded as 64-bit words: any ORs the words; all ORs each word's zero-byte flags
 // ((w - 0x01..) & ~w & 0x80.. is nonzero iff w has a zero byte), so a pred byte other
 // than 0 or 1 (a NumPy bool array viewed zero-copy may hold one) still counts as true.
+// The body is SSE2 (every x86-64): 64 bytes per step, a byte compare with zero for all.
+// (Scalar words read 1M bools at 48 us against NumPy's 21 us.)
 template <bool kAny> bool block_settles(const uint8_t* b, int64_t len) {
   constexpr uint64_t kLow = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   int64_t i = 0;
+  const __m128i zero = _mm_setzero_si128();
+  __m128i vacc = zero;
+  for (; i + 64 <= len; i += 64) {
+    __m128i v[4];
+    for (int j = 0; j < 4; ++j) {
+      v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 16 * j));
+      if (!kAny) v[j] = _mm_cmpeq_epi8(v[j], zero);
+    }
+    vacc = _mm_or_si128(vacc, _mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3])));
+  }
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(vacc, zero)) != 0xFFFF) return true;
   uint64_t acc = 0;
   for (; i + 8 <= len; i += 8) {
     uint64_t w;
