@@ -870,3 +870,28 @@ def test_short_rows_run_with_a_longer_dim_inside(shape, threads, restore_threads
     want = np.zeros(out.shape)
     want[..., ::2] = a + c
     np.testing.assert_array_equal(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 1000])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64, np.float64])
+def test_where_of_wide_elements_and_broadcast_values(n, dtype):
+    """select on 16-byte elements (complex128: select16's blend, two elements a step) with
+    array and broadcast values, odd lengths, and mask bytes other than 0/1 (a NumPy bool
+    view of uint8 data: any nonzero byte is true)."""
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    if dtype != np.float64:
+        a, b = a + 1j * rng.standard_normal(n), b - 1j * rng.standard_normal(n)
+    a, b = a.astype(dtype), b.astype(dtype)
+    v = 2j if dtype != np.float64 else 2.0
+    raw = rng.integers(0, 4, n).astype(np.uint8)
+    mask = raw.view(np.bool_)
+    want = np.where(raw != 0, a, b)
+    tm, ta, tb = xa.asarray(mask), xa.asarray(a), xa.asarray(b)
+    np.testing.assert_array_equal(np.asarray(xa.where(tm, ta, tb)), want)
+    np.testing.assert_array_equal(np.asarray(xa.where(tm, ta, 0)), np.where(raw != 0, a, 0))
+    np.testing.assert_array_equal(np.asarray(xa.where(tm, v, tb)), np.where(raw != 0, v, b))
+    np.testing.assert_array_equal(np.asarray(xa.where(tm, ta[::-1], tb)),
+                                  np.where(raw != 0, a[::-1], b))
+    np.testing.assert_array_equal(np.asarray(xa.jit(lambda m, x: xa.where(m, x, 0))(tm, ta)),
+                                  np.where(raw != 0, a, 0))

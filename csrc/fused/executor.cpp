@@ -54,6 +54,7 @@ struct Bound {
   const ReduceKernel* red = nullptr;   // run_fused_reduce: the kernel reducing output 0
   std::vector<int> in_itemsize;        // each non-constant input's
   NativeFusedFn native = nullptr;      // p.native when the run began
+  bool prefetch = false;               // inputs of kPrefetchMinBytes or more
 };
 
 // A pairwise cascade of 64-byte horizontal partials (reduce.h's ReduceKernel lanes), the
@@ -103,6 +104,11 @@ std::atomic<uint64_t> g_run_counter{0};
 // space linearly are computed into a temporary and reduced by reduce_run (the per-row
 // set-up of a fused evaluation would cost more than the extra memory pass).
 constexpr int64_t kShortRowTemp = 64;
+
+// Inputs of at least this many bytes in all are prefetched block by block (eval_rows):
+// smaller ones come from the caches, where the prefetch loop only costs (a 40000-element
+// complex Mandelbrot step spent 14% of its time issuing prefetches).
+constexpr int64_t kPrefetchMinBytes = int64_t{8} << 20;
 
 // Loop calls an expensive instruction is cut into per block (see fused_rows).
 constexpr int kExpensivePieces = 4;
@@ -241,7 +247,7 @@ void eval_rows(const Bound& b, char* const* args, const int64_t* st, int64_t n, 
   // so their long computation overlaps several slices of prefetches.
   int pf_in[kMaxArgs];
   int npf = 0;
-  for (int a = 0; a < b.nvar; ++a)
+  for (int a = 0; a < b.nvar && b.prefetch; ++a)
     if (st[a] != 0 && st[a] >= -64 && st[a] <= 64) pf_in[npf++] = a;
   for (int64_t lo = 0; lo < n; lo += b.block) {
     const int64_t m = std::min(b.block, n - lo);
@@ -398,6 +404,9 @@ void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t to
     out_bytes += total * dtype_itemsize(d);
   }
   const bool stream = !red && out_bytes >= kStreamMinBytes;
+  int64_t in_bytes = 0;
+  for (int a = 0; a < b.nvar; ++a) in_bytes += total * b.in_itemsize[a];
+  b.prefetch = in_bytes >= kPrefetchMinBytes;
   for (int k = 0; k < nout; ++k) b.out_slot.push_back(stream || red ? nslots++ : -1);
   // Elements per block: kFusedBlockBytes of the widest dtype, whole cache lines, and every
   // buffer slot inside the per-thread arena.
@@ -436,6 +445,16 @@ void bind_program(Bound& b, const FusedProgram& p, char* const* ptrs, int64_t to
   }
 }
 
+// Elements from which a run takes every thread: kParallelMinElements for a one-call
+// program, less for longer ones (the work per element grows with the loop calls), never
+// below kFusedMinParallel. A 30-step complex Mandelbrot loop of ~300 calls on 200 x 200
+// points ran on one thread at 65536.
+constexpr int64_t kFusedMinParallel = 4096;
+
+int64_t parallel_min_elements(const Bound& b) {
+  return std::max<int64_t>(kFusedMinParallel, kParallelMinElements / std::max(b.ncalls, 1));
+}
+
 }  // namespace
 
 void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t* dims,
@@ -458,7 +477,8 @@ void run_fused(const FusedProgram& p, char* const* ptrs, int ndim, const int64_t
   int isz[kMaxArgs];
   for (int a = 0; a < b.nvar; ++a) isz[a] = b.in_itemsize[a];
   for (int k = 0; k < nout; ++k) isz[b.nvar + k] = b.out_itemsize[k];
-  run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est, kParallelMinElements, isz, nout);
+  run_nary_ctx(&fused_rows, &b, nargs, eptrs, ndim, dims, est, parallel_min_elements(b), isz,
+               nout);
 }
 
 void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, int64_t inner,
@@ -475,7 +495,9 @@ void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, i
   const int odt = p.output_dtypes[0];
   const int nvar = p.ninputs - p.nconst;
   const int64_t osz = dtype_itemsize(odt);
-  const int nt = outer * inner >= kParallelMinElements ? get_num_threads() : 1;
+  Bound b;
+  bind_program(b, p, ptrs, outer * inner, &k);
+  const int nt = outer * inner >= parallel_min_elements(b) ? get_num_threads() : 1;
   // reduce_run's strategy rule for a contiguous [outer, inner] (the unfused path): short
   // rows of many outputs fold vertically (each output a sequential fold of its row),
   // others horizontally (row kernel, leaf cascade). Following it keeps the bits equal.
@@ -483,8 +505,6 @@ void run_fused_reduce(const FusedProgram& p, char* const* ptrs, int64_t outer, i
   bool packable = true;  // every input walks the [outer, inner] space linearly
   for (int a = 0; a < nvar; ++a)
     if (strides_outer[a] != inner * strides_inner[a]) packable = false;
-  Bound b;
-  bind_program(b, p, ptrs, outer * inner, &k);
   if (outer >= 2 && inner * 2 <= b.block && packable) {
     // Short rows: blocks of whole rows over the flattened space, each block's rows
     // reduced from the staging slot (vertically with k.cols, or one k.row per row).
