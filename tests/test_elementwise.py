@@ -895,3 +895,26 @@ def test_where_of_wide_elements_and_broadcast_values(n, dtype):
                                   np.where(raw != 0, a[::-1], b))
     np.testing.assert_array_equal(np.asarray(xa.jit(lambda m, x: xa.where(m, x, 0))(tm, ta)),
                                   np.where(raw != 0, a, 0))
+
+
+@pytest.mark.parametrize("op", ["abs", "negative", "sqrt", "exp", "sin", "isnan", "real"])
+@pytest.mark.parametrize("n", [7, 300, 200_001])
+def test_unary_of_views_walked_in_one_loop(op, n, restore_threads):
+    """A unary op on a view whose elements follow the result's memory order at one step
+    (x[::2], x[::-1], x.T, a permuted slice) runs as one 1-D loop (_flat_stride); views
+    without such a step (a broadcast, a 2-D slice) take the N-D engine. Bits equal those
+    of the contiguous copy, on 1 and 2 threads (200001 reaches the parallel threshold)."""
+    rng = np.random.default_rng(n)
+    base = rng.random(2 * n + 3).astype(np.float32) + 0.25
+    m = int(n ** 0.5) + 2
+    grid = rng.random((m, 2 * m, 3)).astype(np.float32)
+    views = [xa.asarray(base)[1::2][:n], xa.asarray(base)[::-1],
+             xa.asarray(grid[:, :, 0]).T, xa.asarray(grid)[:, ::2].transpose(2, 0, 1),
+             xa.broadcast_to(xa.asarray(base[:1]), (n,)), xa.asarray(grid)[1:, ::3, 1:]]
+    f = getattr(xa, op)
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        for v in views:
+            got = np.ascontiguousarray(np.asarray(f(v)))
+            want = np.ascontiguousarray(np.asarray(f(xa.asarray(np.ascontiguousarray(np.asarray(v))))))
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

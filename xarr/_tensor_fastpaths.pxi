@@ -374,8 +374,17 @@ def unary_contiguous(object a, tuple per_dtype):
         return None
     if not (x._flags & F_C_CONTIG):              # a strided view: the strided engine
         out = alloc_tensor(od, x._ndim, x._dims, result_m2m(x), False)
-        if out._size:
+        if not out._size:
+            return out
+        sizes[0] = _flat_stride(x, out)
+        if sizes[0] == 0:
             ew_into(op, x._dtype, out, [x])
+            return out
+        ptrs[0] = x._data
+        ptrs[1] = out._data
+        sizes[1] = dtype_itemsize(od)
+        with nogil:
+            ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
         return out
     out = _alloc_like_shape(od, x)
     ptrs[0] = x._data
@@ -385,6 +394,29 @@ def unary_contiguous(object a, tuple per_dtype):
     with nogil:
         ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
     return out
+
+
+cdef int64_t _flat_stride(Tensor x, Tensor out):
+    """The byte step that walks x in the memory order of ``out`` (a new dense tensor of
+    x's shape): x[::2] -> 2 * itemsize, x[::-1] -> -itemsize, x.T into a column-major out
+    -> itemsize; then a unary op is one 1-D loop. 0 when there is none (a broadcast, or
+    x's elements do not follow out's order at one step): the N-D engine runs it."""
+    cdef int i, k = -1
+    cdef int64_t osz = dtype_itemsize(out._dtype), step = 0, e
+    if x._ndim == 1:
+        return x._strides[0]
+    for i in range(x._ndim):
+        if x._dims[i] == 1:
+            continue
+        e = out._strides[i] // osz          # out's element stride along i (dense: >= 1)
+        if k < 0:
+            if e <= 0 or x._strides[i] % e:
+                return 0
+            step = x._strides[i] // e
+            k = i
+        elif x._strides[i] != step * e:
+            return 0
+    return step
 
 
 cdef object _reflected_fast(Tensor x, object b, int slot):
