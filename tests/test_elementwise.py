@@ -918,3 +918,22 @@ def test_unary_of_views_walked_in_one_loop(op, n, restore_threads):
             got = np.ascontiguousarray(np.asarray(f(v)))
             want = np.ascontiguousarray(np.asarray(f(xa.asarray(np.ascontiguousarray(np.asarray(v))))))
             np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "float16", "bfloat16", "float64",
+                                   "complex64", "bool"])
+@pytest.mark.parametrize("n", [5, 16, 1001])
+def test_binary_on_every_other_element(dtype, n):
+    """x[::2] op y[::2] (the stride-2 loop of binary_loop) equals the op on contiguous
+    copies, bit for bit, for every element width."""
+    rng = np.random.default_rng(n)
+    a = rng.integers(1, 100, 2 * n)
+    b = rng.integers(1, 100, 2 * n + 1)
+    ta = xa.asarray(a).astype(getattr(xa, dtype))
+    tb = xa.asarray(b).astype(getattr(xa, dtype))
+    for name in ("add", "multiply", "maximum", "less", "not_equal"):
+        f = getattr(xa, name)
+        got = np.asarray(f(ta[::2], tb[1::2]))
+        want = np.asarray(f(xa.asarray(np.ascontiguousarray(np.asarray(ta)[::2])),
+                            xa.asarray(np.ascontiguousarray(np.asarray(tb)[1::2]))))
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

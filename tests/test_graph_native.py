@@ -305,3 +305,18 @@ def test_kernels_of_one_program_share_work_and_compile(monkeypatch):
     assert_same(f(x), want)
     g(x)
     assert cached_kernel(g).is_native
+
+
+def test_live_kernels_still_turn_native_after_clear_caches(monkeypatch):
+    """xa.clear_caches() forgets the programs' records; a kernel still held (a Compiled
+    object) joins its program's new record and turns native once hot again."""
+    monkeypatch.setenv("XARR_NATIVE", "sync")
+    monkeypatch.setattr(native, "HOT_WORK", 20000)
+    x = xa.asarray(np.arange(3000, dtype=np.float32))
+    c = xa.jit(lambda v: v * v * 3 + 2).lower(x).compile()
+    c(x)
+    xa.clear_caches()
+    (kernel,) = c.fused_kernels
+    for _ in range(4):
+        c(x)
+    assert kernel.is_native

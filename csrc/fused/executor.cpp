@@ -105,9 +105,10 @@ std::atomic<uint64_t> g_run_counter{0};
 // set-up of a fused evaluation would cost more than the extra memory pass).
 constexpr int64_t kShortRowTemp = 64;
 
-// Inputs of at least this many bytes in all are prefetched block by block (eval_rows):
-// smaller ones come from the caches, where the prefetch loop only costs (a 40000-element
-// complex Mandelbrot step spent 14% of its time issuing prefetches).
+// Runs whose inputs span at least this many bytes over the iteration space (each input
+// counted at the full iteration size, broadcast or not) prefetch block by block
+// (eval_rows); smaller ones read from the caches, where the prefetch loop only costs (a
+// 40000-element complex Mandelbrot step spent 14% of its time issuing prefetches).
 constexpr int64_t kPrefetchMinBytes = int64_t{8} << 20;
 
 // Loop calls an expensive instruction is cut into per block (see fused_rows).

@@ -282,6 +282,7 @@ class Executable:
         self.comp = comp
         self.kernel_count = 0
         self.kernels = []  # the FusedKernel of each fusion step, in order
+        self._maybe_views = set()  # ids of fusions run op by op (_update_in_place)
         slot = {}
         init = []
         steps = []
@@ -328,7 +329,8 @@ class Executable:
                 parent[a] = parent[parent[a]]
                 a = parent[a]
             return a
-        ops = [i.op for i in comp.instructions]
+        ops = [i.op if id(i) not in self._maybe_views else "fusion run op by op"
+               for i in comp.instructions]
         for fn, ins, out in self.steps:
             if ops[out] not in _FRESH_RESULTS and ops[out] not in KERNEL_OPS:
                 for k in ins:
@@ -356,6 +358,7 @@ class Executable:
             step = _output_fusion_step(i)
             if step is not None:
                 return step
+            self._maybe_views.add(id(i))
             sub = Executable(i.calls[0])
             return lambda *xs: sub.run(list(xs))
         if op == "fusion":
@@ -365,6 +368,7 @@ class Executable:
                 plan = KernelPlan(i.calls[0], out_types)
                 self._last_plan = plan
             except LoweringError:
+                self._maybe_views.add(id(i))   # op by op: a leaf output may be a view
                 sub = Executable(i.calls[0])
                 return lambda *xs: sub.run(list(xs))
             kernel = plan.kernel

@@ -406,7 +406,9 @@ def _spec_key(spec):
     return repr(spec)
 
 
-def _program(spec):
+def _program(spec, kernel=None):
+    """The program of ``spec``, with ``kernel`` (if given) made one of its kernels in the
+    same step (after clear_loaded, a live kernel's program is a new one it must join)."""
     with _programs_lock:
         prog = _programs.get(_spec_key(spec))
         if prog is None:
@@ -414,7 +416,18 @@ def _program(spec):
                 for key in [k for k, p in _programs.items() if not p.kernels]:
                     del _programs[key]
             prog = _programs[_spec_key(spec)] = _Program()
+        if kernel is not None:
+            prog.kernels.add(kernel)
         return prog
+
+
+def _ask(prog, isa):
+    """Whether this call is the one that asks for prog's compile for ``isa`` (once)."""
+    with _programs_lock:
+        if isa in prog.asked:
+            return False
+        prog.asked.add(isa)
+        return True
 
 
 def _members(prog):
@@ -442,8 +455,15 @@ def compile_kernels(kernels):
             funcs.append(text)
     if not funcs:
         return 0
-    lib = _load(isa, "\n".join(funcs))
-    if lib is None or _core.get_isa() != isa:  # the ISA changed meanwhile: interpret
+    lib = None
+    try:
+        lib = _load(isa, "\n".join(funcs))
+    finally:
+        if lib is None or _core.get_isa() != isa:   # a failed compile, or the ISA changed
+            with _programs_lock:                    # meanwhile: the programs may ask again
+                for prog, _ in progs.values():
+                    prog.asked.discard(isa)
+    if lib is None or _core.get_isa() != isa:
         return 0
     for prog, n in progs.values():
         address = ctypes.cast(getattr(lib, f"xarr_fused_{n}"), ctypes.c_void_p).value
@@ -485,15 +505,19 @@ def _work():
 def _on_work(kernel):
     """A kernel's work passed its next quantum: compile its program once the work of all
     its kernels reaches HOT_WORK, else watch it for the next quantum."""
-    prog = _program(kernel.spec)
+    prog = _program(kernel.spec, kernel)
     isa = _core.get_isa()
+    done = prog.native.get(isa)
+    if done is not None:
+        kernel.set_native(*done, _core.isa_code(isa))
+        return
     if isa in prog.asked:
         return
     if sum(k.work for k in _members(prog)) < HOT_WORK:
         kernel.watch(kernel.work + _quantum(), _on_work)
         return
-    prog.asked.add(isa)
-    _on_hot(kernel)
+    if _ask(prog, isa):
+        _on_hot(kernel)
 
 
 def _quantum():
@@ -531,10 +555,8 @@ def watch(kernel):
     compile.py); installs it at once when the program is compiled already."""
     if mode() == "off" or not compilable(kernel.spec):
         return
-    prog = _program(kernel.spec)
+    prog = _program(kernel.spec, kernel)
     isa = _core.get_isa()
-    with _programs_lock:
-        prog.kernels.add(kernel)
     done = prog.native.get(isa)
     if done is not None:
         kernel.set_native(*done, _core.isa_code(isa))
