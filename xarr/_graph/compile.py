@@ -28,7 +28,7 @@ from xarr._graph import native
 from xarr._graph.ir import Instruction
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
 from xarr._ops.elementwise import lax_apply
-from xarr._ops.structural import broadcast_view, dus_into
+from xarr._ops.structural import broadcast_view, dus_into, slice_key
 from xarr._registry import REGISTRY
 
 _COPY = KERNEL_OPS["copy"]
@@ -386,8 +386,8 @@ class Executable:
             return lambda t: t[k]
         if op == "slice" and i.dims:
             # the view by a basic index built once (the registry impl builds it per call)
-            key = tuple(slice(lo, hi, st) for lo, hi, st in zip(
-                i.attrs["start_indices"], i.attrs["limit_indices"], i.attrs["strides"]))
+            key = slice_key(i.attrs["start_indices"], i.attrs["limit_indices"],
+                            i.attrs["strides"])
             return lambda x: x[key]
         if op == "tuple":
             return lambda *xs: tuple(xs)

@@ -447,11 +447,12 @@ def compile_kernels(kernels):
     progs, funcs = {}, []   # spec key -> (program, function number)
     for kernel in kernels:
         key = _spec_key(kernel.spec)
+        prog = _program(kernel.spec, kernel)
         if key in progs:
             continue
         text = source(kernel.spec, f"xarr_fused_{len(funcs)}")
         if text is not None:
-            progs[key] = (_program(kernel.spec), len(funcs))
+            progs[key] = (prog, len(funcs))
             funcs.append(text)
     if not funcs:
         return 0
@@ -469,14 +470,17 @@ def compile_kernels(kernels):
         address = ctypes.cast(getattr(lib, f"xarr_fused_{n}"), ctypes.c_void_p).value
         prog.native[isa] = (lib, address)
         for kernel in _members(prog):
-            kernel.set_native(lib, address, _core.isa_code(isa))
-    installed = 0
-    for kernel in kernels:
-        hit = progs.get(_spec_key(kernel.spec))
-        if hit is not None:
-            kernel.set_native(*hit[0].native[isa], _core.isa_code(isa))
-            installed += 1
-    return installed
+            _take_native(prog, kernel, isa)
+    return sum(_spec_key(kernel.spec) in progs for kernel in kernels)
+
+
+def _take_native(prog, kernel, isa):
+    """Installs prog's compiled form for ``isa`` in kernel; False when there is none yet."""
+    done = prog.native.get(isa)
+    if done is None:
+        return False
+    kernel.set_native(*done, _core.isa_code(isa))
+    return True
 
 
 # ----------------------------------------------------------------------- background
@@ -507,11 +511,7 @@ def _on_work(kernel):
     its kernels reaches HOT_WORK, else watch it for the next quantum."""
     prog = _program(kernel.spec, kernel)
     isa = _core.get_isa()
-    done = prog.native.get(isa)
-    if done is not None:
-        kernel.set_native(*done, _core.isa_code(isa))
-        return
-    if isa in prog.asked:
+    if _take_native(prog, kernel, isa) or isa in prog.asked:
         return
     if sum(k.work for k in _members(prog)) < HOT_WORK:
         kernel.watch(kernel.work + _quantum(), _on_work)
@@ -557,10 +557,7 @@ def watch(kernel):
         return
     prog = _program(kernel.spec, kernel)
     isa = _core.get_isa()
-    done = prog.native.get(isa)
-    if done is not None:
-        kernel.set_native(*done, _core.isa_code(isa))
-    elif isa not in prog.asked:
+    if not _take_native(prog, kernel, isa) and isa not in prog.asked:
         kernel.watch(_quantum(), _on_work)
 
 

@@ -218,9 +218,14 @@ def _slice_rule(types, start_indices, limit_indices, strides):
     return TensorType(t.code, tuple(out), None)
 
 
+def slice_key(start_indices, limit_indices, strides):
+    """The basic index of a Slice: ((start, limit, stride) per dim) as Python slices."""
+    return tuple(builtins.slice(lo, hi, st) for lo, hi, st in
+                 zip(start_indices, limit_indices, strides))
+
+
 def _slice_impl(x, start_indices, limit_indices, strides):
-    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st in
-                   zip(start_indices, limit_indices, strides))] if x.ndim else x
+    return x[slice_key(start_indices, limit_indices, strides)] if x.ndim else x
 
 
 def _slice_text(a):
