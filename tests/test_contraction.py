@@ -479,3 +479,31 @@ def test_eager_matmul_plans_match_the_general_path():
             general = xa.matmul(a, b)
             assert fast.shape == general.shape == np.matmul(a, b).shape
             np.testing.assert_array_equal(np.asarray(fast), np.asarray(general))
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32])
+def test_small_c_over_long_k_against_reference(isa, dt):
+    """The k-split path (a C of at most 128 x 128 over k >= 2048: 64 x 4096 x 64), whose
+    parts read A and B in place when the direct kernels can (row-major A, unit-stride B)
+    and pack them otherwise (column-major A, transposed or strided B): each ISA against
+    the float64 reference, and the same bits on 1 and 2 threads."""
+    rng = np.random.default_rng(17)
+    before, threads = CORE.get_isa(), xa.get_num_threads()
+    try:
+        CORE.set_isa(isa)
+        for m, k, n in [(64, 4096, 64), (61, 2051, 70), (7, 2048, 128), (128, 3001, 5)]:
+            a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+            r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+            for how_a, how_b in (("c", "c"), ("colmajor", "c"), ("c", "transposed"),
+                                 ("step", "step")):
+                ta, tb = make_tensor(a, how_a), make_tensor(b, how_b)
+                got = []
+                for t in (1, 2):
+                    xa.set_num_threads(t)
+                    got.append(np.asarray(lax.dot(ta, tb)))
+                np.testing.assert_array_equal(got[0], got[1])
+                _close(xa.asarray(got[1]), r, bound, k, dt, dt)
+    finally:
+        CORE.set_isa(before)
+        xa.set_num_threads(threads)

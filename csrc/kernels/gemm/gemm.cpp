@@ -516,8 +516,17 @@ struct Driver {
         part.c_direct = true;
         part.rs_c = N;
       }
-      part.product(p.a + k0 * k.stride[0][0], p.b + k0 * k.stride[1][0], c,
-                   static_cast<T*>(apacks[q].p), static_cast<T*>(bpacks[q].p), 0, 1, false);
+      const char* a = p.a + k0 * k.stride[0][0];
+      const char* b = p.b + k0 * k.stride[1][0];
+      int64_t d_am, d_ak, d_bk, d_bn;
+      if (part.direct_ok(&d_am, &d_ak, &d_bk, &d_bn, false)) {
+        // A and B read in place: a row-major A would cost more to pack (one element of
+        // each of MR rows per k step) than the 64 x 64 x KC product it feeds
+        part.product_direct(a, b, c, d_am, d_ak, d_bk, d_bn);
+        return;
+      }
+      part.product(a, b, c, static_cast<T*>(apacks[q].p), static_cast<T*>(bpacks[q].p), 0, 1,
+                   false);
     });
     int64_t roff[1] = {0}, coff[1] = {0};
     for (int64_t i = 0; i < M; ++i) {
