@@ -296,8 +296,8 @@ def test_kernels_of_one_program_share_work_and_compile(monkeypatch):
     f = xa.jit(loop)
     want = bits(f(x))
     g = xa.jit(lambda v: step(v * 1e-3))
-    same = [k for k in next(iter(f._cache.values())).fused_kernels
-            if k.spec == xa.jit(g).lower(x).compile().fused_kernels[0].spec]
+    spec = g.lower(x).compile().fused_kernels[0].spec
+    same = [k for k in next(iter(f._cache.values())).fused_kernels if k.spec == spec]
     assert len(same) == 3 and not any(k.is_native for k in same)
     assert all(k.work == 8000 for k in same)   # 24000 in all, below HOT_WORK
     f(x)                                       # 48000
