@@ -260,7 +260,13 @@ def dot_rows(t, jx):
         rows.append((key, label, lambda: np_fn(*np_ops), lambda: xa_fn_of(*xs), best,
                      flops))
         if torch is not None and torch_fn is not None:
-            ts = [torch.from_numpy(np.ascontiguousarray(v)) for v in np_ops]
+            def as_torch(v):  # (torch reads no ml_dtypes array: bf16 through its bits)
+                v = np.ascontiguousarray(v)
+                if v.dtype.name == "bfloat16":
+                    return torch.from_numpy(v.view(np.int16)).view(torch.bfloat16)
+                return torch.from_numpy(v)
+
+            ts = [as_torch(v) for v in np_ops]
             t[key] = lambda: torch_fn(*ts)
         if jax is not None and jax_fn is not None:
             js = [jnp.asarray(v) for v in np_ops]
@@ -276,6 +282,22 @@ def dot_rows(t, jx):
                 f"matmul {m}x{k}x{n} {np.dtype(dt).name} (GFLOP/s)", [a, b],
                 np.matmul, lambda x, y: x @ y, 2.0 * m * k * n, torch.matmul if torch else None,
                 lambda x, y: x @ y)
+    # int8 and bf16 operands: xarr's k-grouped kernels (AMX / AVX512-VNNI / AVX512-BF16
+    # where the CPU has them). NumPy has no fast int8 or bf16 product: its row is what a
+    # NumPy user runs instead, a float32 matmul of the converted operands.
+    import ml_dtypes
+    i8a, i8b = (rng.integers(-128, 128, (2048, 2048)).astype(np.int8) for _ in range(2))
+    add("gemm_int8", "dot 2048^3 s8 x s8 -> s32 (GOP/s; NumPy: f32 matmul)", [i8a, i8b],
+        lambda x, y: x.astype(np.float32) @ y.astype(np.float32),
+        lambda x, y: xa.lax.dot(x, y, preferred_element_type=np.int32), 2.0 * 2048 ** 3,
+        getattr(torch, "_int_mm", None) if torch else None,
+        lambda x, y: jax.lax.dot(x, y, preferred_element_type=jnp.int32))
+    bfa, bfb = (rng.standard_normal((2048, 2048)).astype(ml_dtypes.bfloat16) for _ in range(2))
+    add("gemm_bf16", "dot 2048^3 bf16 x bf16 -> f32 (GFLOP/s; NumPy: f32 matmul)", [bfa, bfb],
+        lambda x, y: x.astype(np.float32) @ y.astype(np.float32),
+        lambda x, y: xa.lax.dot(x, y, preferred_element_type=np.float32), 2.0 * 2048 ** 3,
+        (lambda x, y: torch.matmul(x, y)) if torch else None,
+        lambda x, y: jax.lax.dot(x, y, preferred_element_type=jnp.float32))
     a = rng.random((2048, 2048)).astype(np.float32)
     b = rng.random((2048, 2048)).astype(np.float32)
     xa_f, xa_b = xa.asarray(a, layout=(0, 1)), xa.asarray(b, copy=True)

@@ -46,6 +46,48 @@ class Gemm:
     track_speedup_vs_numpy.unit = "x"
 
 
+class GemmLowPrecision:
+    """2048^3 lax.dot of int8 operands into s32 and of bf16 operands into f32: the
+    k-grouped kernels (AMX, AVX512-VNNI, AVX512-BF16; csrc/kernels/gemm/gemm.h) where the
+    CPU has them. track_ratio_to_sgemm: the rate over f32 matmul's of the same size (goals:
+    int8 >= 2, bf16 >= 1.5); ``amx`` off measures the AVX-512 kernels."""
+    params = [["int8", "bfloat16"], [True, False]]
+    param_names = ["dtype", "amx"]
+    timeout = 300
+
+    def setup(self, dtype, amx):
+        import ml_dtypes
+        from xarr._bindings.gemm import use_amx
+
+        g = rng(24)
+        n = 2048
+        if dtype == "int8":
+            a, b = (g.integers(-128, 128, (n, n)).astype(np.int8) for _ in range(2))
+            self.out = np.int32
+        else:
+            a, b = (g.standard_normal((n, n)).astype(ml_dtypes.bfloat16) for _ in range(2))
+            self.out = np.float32
+        self.a, self.b = xa.asarray(a), xa.asarray(b)
+        self.a32, self.b32 = (xa.asarray(g.random((n, n)).astype(np.float32)) for _ in range(2))
+        self.before = use_amx(amx)
+
+    def teardown(self, dtype, amx):
+        from xarr._bindings.gemm import use_amx
+
+        use_amx(self.before)
+
+    def _dot(self):
+        return xa.lax.dot(self.a, self.b, preferred_element_type=self.out)
+
+    def time_xarr(self, dtype, amx):
+        self._dot()
+
+    def track_ratio_to_sgemm(self, dtype, amx):
+        return best_time(lambda: self.a32 @ self.b32) / best_time(self._dot)
+
+    track_ratio_to_sgemm.unit = "x"
+
+
 class GemmLayouts:
     """2048^3 f32 with A in {0,1}, or A a transposed view: the ratio to the {1,0} time
     (the packing reads any strides; goal >= 0.95)."""

@@ -61,6 +61,7 @@ PYBIND11_MODULE(_core, m) {
     d["avx512"] = f.avx512;
     d["avx512_bf16"] = f.avx512_bf16;
     d["avx512_vnni"] = f.avx512_vnni;
+    d["amx"] = f.amx;
     return d;
   }, "CPU features detected at run time.");
   m.def("supported_isas", [] {

@@ -2,6 +2,10 @@
 #include "core/isa.h"
 
 #include <omp.h>
+#if defined(__linux__) && (defined(__x86_64__) || defined(_M_X64))
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <atomic>
 #include <cstring>
@@ -24,6 +28,13 @@ CpuFeatures detect() {
              __builtin_cpu_supports("avx512vl");
   f.avx512_bf16 = f.avx512 && __builtin_cpu_supports("avx512bf16");
   f.avx512_vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");
+#if defined(__linux__)
+  // Linux hands out AMX's tile state only to a process that asks (ARCH_REQ_XCOMP_PERM =
+  // 0x1023 for XFEATURE_XTILEDATA = 18); a kernel that refuses leaves AMX unused.
+  f.amx = f.avx512 && __builtin_cpu_supports("amx-tile") &&
+          __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8") &&
+          syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+#endif
 #endif
   return f;
 }

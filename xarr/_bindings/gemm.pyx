@@ -41,6 +41,8 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     bint gemm_reads(int out_dtype, int in_dtype)
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
+    bint gemm_set_amx(bint enabled)
+    const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
 
 
 def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False):
@@ -58,6 +60,24 @@ def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False):
     if k.fn == NULL:
         return None
     return (k.name.decode(), k.mr, k.nr)
+
+
+def grouped_kernel(int out_dtype, int a_dtype, int b_dtype, int isa=-1):
+    """(name, mr, nr) of the k-grouped micro-kernel (gemm.h: AMX, AVX512-VNNI or
+    AVX512-BF16) that products of dtype codes ``a_dtype`` x ``b_dtype`` into ``out_dtype``
+    take on the packed path on ``isa`` (-1: the active one), e.g.
+    ('u8s8gemm_avx512vnni_12x32', 12, 32); None where they convert while packing."""
+    cdef const GemmMicroKernel* k = gemm_grouped_kernel(out_dtype, a_dtype, b_dtype, isa)
+    if k == NULL:
+        return None
+    return (k.name.decode(), k.mr, k.nr)
+
+
+def use_amx(bint enabled):
+    """Lets the packed path take the AMX kernels (the default where the CPU and OS have
+    AMX) or not (then AVX512-VNNI / AVX512-BF16 serve); returns the previous setting.
+    For tests and benchmarks that compare the two."""
+    return gemm_set_amx(enabled)
 
 
 def gemm_type_of(int out_dtype):

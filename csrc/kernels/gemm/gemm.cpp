@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cstring>
 #include <exception>
@@ -15,6 +16,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/capi.h"
 #include "core/threading.h"
@@ -129,6 +134,14 @@ struct DimList {
   void offsets(int64_t start, int64_t count, int x, int64_t* out_x, int y = -1,
                int64_t* out_y = nullptr) const {
     if (count <= 0) return;
+    if (nd <= 1) {  // one dim (or none): an arithmetic sequence
+      const int64_t sx = nd ? stride[x][0] : 0, sy = nd && y >= 0 ? stride[y][0] : 0;
+      for (int64_t i = 0; i < count; ++i) {
+        out_x[i] = (start + i) * sx;
+        if (y >= 0) out_y[i] = (start + i) * sy;
+      }
+      return;
+    }
     int64_t idx[kGemmMaxDims];
     int64_t ox = 0, oy = 0, rest = start;
     for (int d = nd - 1; d >= 0; --d) {
@@ -223,6 +236,158 @@ PackFn pack_fn(int src) {
   return fn;
 }
 
+// The rows_unit case of pack_grouped with SSE2 (x86-64's baseline) for G = 2 of 16-bit
+// and G = 4 of 8-bit elements, a full panel of mr (a multiple of 16 / sizeof(S)) adjacent
+// rows: per group, the G source runs (k indices q * G + g, zeros past kc) are interleaved
+// so each row's G values land together. Returns false where it does not apply.
+template <class S, int G, int kXor>
+bool interleave_rows(S* dst, int mr, int64_t kc, const char* row0, const int64_t* k_off) {
+  static_assert(kXor == 0 || sizeof(S) == 1, "the flip is per byte");
+#if defined(__SSE2__)
+  constexpr int kLanes = 16 / sizeof(S);
+  if constexpr (G * sizeof(S) == 4) {
+    if (mr % kLanes != 0) return false;
+    const __m128i flip = _mm_set1_epi8(static_cast<char>(kXor));
+    const int64_t groups = (kc + G - 1) / G;
+    for (int64_t q = 0; q < groups; ++q) {
+      const char* src[G];
+      for (int g = 0; g < G; ++g) src[g] = q * G + g < kc ? row0 + k_off[q * G + g] : nullptr;
+      auto load = [&](int g, int r) {
+        return src[g] ? _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                          src[g] + r * sizeof(S))),
+                                      flip)
+                      : _mm_setzero_si128();
+      };
+      char* d = reinterpret_cast<char*>(dst + q * mr * G);
+      for (int r = 0; r < mr; r += kLanes, d += 16 * G) {
+        __m128i* out = reinterpret_cast<__m128i*>(d);
+        if constexpr (G == 2) {  // 8 rows of 2 x 16-bit
+          const __m128i x0 = load(0, r), x1 = load(1, r);
+          _mm_storeu_si128(out, _mm_unpacklo_epi16(x0, x1));
+          _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(x0, x1));
+        } else {  // 16 rows of 4 bytes
+          const __m128i x0 = load(0, r), x1 = load(1, r), x2 = load(2, r), x3 = load(3, r);
+          const __m128i lo01 = _mm_unpacklo_epi8(x0, x1), lo23 = _mm_unpacklo_epi8(x2, x3);
+          const __m128i hi01 = _mm_unpackhi_epi8(x0, x1), hi23 = _mm_unpackhi_epi8(x2, x3);
+          _mm_storeu_si128(out, _mm_unpacklo_epi16(lo01, lo23));
+          _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
+          _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
+          _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
+        }
+      }
+    }
+    return true;
+  }
+#endif
+  (void)dst; (void)mr; (void)kc; (void)row0; (void)k_off;
+  return false;
+}
+
+// k-grouped panels (gemm.h, GemmMicroKernel::group / a_group) of an operand's own
+// elements S: dst[(q * mr + r) * G + g] = src(row r, k index q * G + g) ^ kXor, zero past
+// `rows` and for k from kc up to a multiple of kPad. kCorr: the NR s32 corrections follow
+// the panel (gemm_avx512dot.cpp), corr[r] = kCorrMult * sum_k src(r, k) (wrapping), so a
+// kernel that read the other operand shifted by 128 recovers the true sums.
+template <class S, int G, int kPad, int kXor, bool kCorr, int kCorrMult>
+void pack_grouped(void* dst_, int mr, int rows, int64_t kc, const char* base,
+                  const int64_t* row_off, const int64_t* k_off) {
+  static_assert(kPad % G == 0);
+  S* dst = static_cast<S*>(dst_);
+  const int64_t groups = (kc + kPad - 1) / kPad * (kPad / G);
+  constexpr int64_t es = sizeof(S);
+  auto value = [&](int r, int64_t p) {
+    return *reinterpret_cast<const S*>(base + row_off[r] + k_off[p]);
+  };
+  bool k_unit = true;  // each row contiguous along k (a row-major A, a column-major B)
+  for (int64_t p = 1; k_unit && p < kc; ++p) k_unit = k_off[p] - k_off[p - 1] == es;
+  bool rows_unit = rows > 1;  // the panel's rows adjacent (a row-major B)
+  for (int r = 1; rows_unit && r < rows; ++r) rows_unit = row_off[r] - row_off[r - 1] == es;
+  if (k_unit && kc == groups * G) {  // one G-element word per row and group
+    for (int r = 0; r < rows; ++r) {
+      const S* src = reinterpret_cast<const S*>(base + row_off[r] + k_off[0]);
+      for (int64_t q = 0; q < groups; ++q)
+        for (int g = 0; g < G; ++g) dst[(q * mr + r) * G + g] = static_cast<S>(src[q * G + g] ^ kXor);
+    }
+  } else if (rows_unit && rows == mr &&
+             interleave_rows<S, G, kXor>(dst, mr, kc, base + row_off[0], k_off)) {
+    // (packed with SSE2)
+  } else if (rows_unit) {  // per k index, `rows` adjacent elements
+    for (int64_t p = 0; p < kc; ++p) {
+      const S* src = reinterpret_cast<const S*>(base + row_off[0] + k_off[p]);
+      S* d = dst + (p / G) * mr * G + p % G;
+      for (int r = 0; r < rows; ++r) d[r * G] = static_cast<S>(src[r] ^ kXor);
+    }
+  } else {
+    for (int64_t p = 0; p < kc; ++p)
+      for (int r = 0; r < rows; ++r)
+        dst[((p / G) * mr + r) * G + p % G] = static_cast<S>(value(r, p) ^ kXor);
+  }
+  for (int64_t q = 0; q < groups; ++q)  // the padding: rows past `rows`, k past kc
+    for (int r = 0; r < mr; ++r) {
+      const int from = r >= rows ? 0 : static_cast<int>(std::clamp<int64_t>(kc - q * G, 0, G));
+      for (int g = from; g < G; ++g) dst[(q * mr + r) * G + g] = S(0);
+    }
+  if constexpr (kCorr) {
+    int32_t* corr = reinterpret_cast<int32_t*>(dst + groups * mr * G);
+    for (int r = 0; r < mr; ++r) {
+      uint32_t sum = 0;
+      for (int64_t p = 0; r < rows && p < kc; ++p) sum += static_cast<uint32_t>(value(r, p));
+      corr[r] = static_cast<int32_t>(sum * static_cast<uint32_t>(kCorrMult));
+    }
+  }
+}
+
+// The k-grouped plan of a product computed in `type` from dtypes da x db: its kernel, its
+// panel packers and the bytes per B panel's corrections; kernel.fn == nullptr when the
+// table has none for these operands. AMX first (when gemm_set_amx allows), then AVX-512's.
+struct GroupedPlan {
+  GemmMicroKernel kernel;
+  PackFn pack_a = nullptr, pack_b = nullptr;
+  int64_t in_size = 0, b_extra = 0;
+};
+
+std::atomic<bool> amx_allowed{true};
+
+GroupedPlan grouped_plan(const GemmTable& t, int type, int da, int db) {
+  GroupedPlan g;
+  const bool a8 = da == kS8 || da == kU8, b8 = db == kS8 || db == kU8;
+  const bool bf = da == kBF16 && db == kBF16;
+  const bool amx = amx_allowed.load(std::memory_order_relaxed);
+  if (amx && type == kGemmS32 && a8 && b8 && t.amx_int8[da == kU8][db == kU8].fn) {
+    g.kernel = t.amx_int8[da == kU8][db == kU8];
+    g.pack_a = &pack_grouped<uint8_t, 64, 64, 0, false, 0>;
+    g.pack_b = &pack_grouped<uint8_t, 4, 64, 0, false, 0>;
+    g.in_size = 1;
+  } else if (amx && type == kGemmF32 && bf && t.amx_bf16.fn) {
+    g.kernel = t.amx_bf16;
+    g.pack_a = &pack_grouped<uint16_t, 32, 32, 0, false, 0>;
+    g.pack_b = &pack_grouped<uint16_t, 2, 32, 0, false, 0>;
+    g.in_size = 2;
+  } else if (type == kGemmS32 && a8 && b8) {
+    const bool as = da == kS8, bs = db == kS8;
+    // The kernel's unsigned operand: A for (u8, s8) and (s8, s8) (A packed + 128); B for
+    // (s8, u8) and (u8, u8) (A packed - 128). The corrections undo the shift.
+    g.kernel = bs ? t.u8s8 : t.s8u8;
+    if (as && bs) {  // sum (a + 128) b = ab + 128 sum b
+      g.pack_a = &pack_grouped<uint8_t, 4, 4, 0x80, false, 0>;
+      g.pack_b = &pack_grouped<int8_t, 4, 4, 0, true, -128>;
+    } else if (!as && !bs) {  // sum (a - 128) b = ab - 128 sum b
+      g.pack_a = &pack_grouped<uint8_t, 4, 4, 0x80, false, 0>;
+      g.pack_b = &pack_grouped<uint8_t, 4, 4, 0, true, 128>;
+    } else {
+      g.pack_a = &pack_grouped<uint8_t, 4, 4, 0, false, 0>;
+      g.pack_b = &pack_grouped<uint8_t, 4, 4, 0, true, 0>;
+    }
+    g.in_size = 1;
+    g.b_extra = int64_t{4} * g.kernel.nr;
+  } else if (type == kGemmF32 && bf) {
+    g.kernel = t.bf16;
+    g.pack_a = g.pack_b = &pack_grouped<uint16_t, 2, 2, 0, false, 0>;
+    g.in_size = 2;
+  }
+  return g;
+}
+
 // ------------------------------------------------------------------ aligned buffers
 struct Buffer {
   void* p = nullptr;
@@ -280,6 +445,10 @@ struct Driver {
   GemmBlocking blk;
   bool c_direct = false;  // full tiles store straight into C
   int64_t rs_c = 0;       // C's row stride in elements when direct
+  // A k-grouped kernel (gemm.h) on the packed path: panels of the operands' own elements
+  // (in_size bytes each), B's followed by b_extra bytes of corrections.
+  bool grouped = false;
+  int64_t in_size = sizeof(T), b_extra = 0;
 
   Driver(const GemmProblem& prob, const GemmTable& t, int ty)
       : p(prob), uk(t.kernel[ty]), table(t), type(ty) {
@@ -294,9 +463,22 @@ struct Driver {
     if (!pack_a || !pack_b)
       throw std::invalid_argument(std::string("gemm: no kernel computing in this type reads ") +
                                   dtype_name(pack_a ? p.dtype_b : p.dtype_a));
+    // int8 / bf16 operands take a k-grouped kernel where the table has one, unless the
+    // product is tiny (small() packs whole operands in the plain layout)
+    const GroupedPlan plan = grouped_plan(t, ty, p.dtype_a, p.dtype_b);
+    if (plan.kernel.fn &&
+        static_cast<double>(m.total) * n.total * k.total * batch.total > kGemmSmallMacs) {
+      grouped = true;
+      uk = plan.kernel;
+      pack_a = plan.pack_a;
+      pack_b = plan.pack_b;
+      in_size = plan.in_size;
+      b_extra = plan.b_extra;
+    }
     if (uk.mr * uk.nr > kMaxTile || uk.mr > 64 || uk.nr > 64)
       throw std::invalid_argument("gemm: micro-kernel tile too large");
-    blk = gemm_blocking(uk, sizeof(T));
+    blk = gemm_blocking(uk, static_cast<int>(in_size));
+    blk.kc = std::max<int64_t>(uk.a_group, blk.kc / uk.a_group * uk.a_group);
 
     int64_t sm = 0, sn = 0;
     if (m.affine(2, &sm) && n.affine(2, &sn) && (n.total <= 1 || sn == int64_t{sizeof(T)}) &&
@@ -314,6 +496,21 @@ struct Driver {
            *c_m % int64_t{sizeof(T)} == 0;
   }
 
+  // Bytes of one packed micro-panel of A / of B over kc k indices (64-byte multiples).
+  int64_t a_panel_bytes(int64_t kc) const {
+    return round_up(round_up(kc, uk.a_group) * uk.mr * in_size, 64);
+  }
+  int64_t b_panel_bytes(int64_t kc) const {
+    return round_up(round_up(kc, uk.a_group) * uk.nr * in_size + b_extra, 64);
+  }
+  // Bytes of product()'s packing buffers for A / B (its block sizes).
+  int64_t a_pack_bytes() const {
+    return balanced(m.total, blk.mc, uk.mr) / uk.mr * a_panel_bytes(std::min(blk.kc, k.total));
+  }
+  int64_t b_pack_bytes() const {
+    return balanced(n.total, blk.nc, uk.nr) / uk.nr * b_panel_bytes(std::min(blk.kc, k.total));
+  }
+
   void zero_c(char* c) const {
     std::vector<int64_t> roff(m.total), coff(n.total);
     m.offsets(0, m.total, 2, roff.data());
@@ -324,8 +521,8 @@ struct Driver {
 
   // One product (one batch item) on a team of nt threads (team = inside a parallel region
   // with every thread calling) or alone. apack / bpack: the (shared, for a team) buffers.
-  void product(const char* a, const char* b, char* c, T* apack, T* bpack, int tid, int nt,
-               bool team) const {
+  void product(const char* a, const char* b, char* c, char* apack, char* bpack, int tid,
+               int nt, bool team) const {
     const int MR = uk.mr, NR = uk.nr;
     const int64_t M = m.total, N = n.total, K = k.total;
     int64_t ka[kMaxK], kb[kMaxK];
@@ -333,6 +530,7 @@ struct Driver {
     // Blocks of equal size (a multiple of the tile) rather than full ones and a sliver:
     // 1024 rows with MC = 510 run as 2 x 512, not 510 + 510 + 4.
     const int64_t MCb = balanced(M, blk.mc, MR), NCb = balanced(N, blk.nc, NR);
+    if (uk.begin) uk.begin();
     for (int64_t jc = 0; jc < N; jc += NCb) {
       const int64_t nc = std::min(NCb, N - jc);
       const int64_t npanels = (nc + NR - 1) / NR;
@@ -344,7 +542,7 @@ struct Driver {
         for (int64_t jp = lo; jp < hi; ++jp) {
           const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
           n.offsets(jc + jp * NR, cols, 1, col_b);
-          pack_b(bpack + jp * kc * NR, NR, cols, kc, b, col_b, kb);
+          pack_b(bpack + jp * b_panel_bytes(kc), NR, cols, kc, b, col_b, kb);
         }
         team_barrier(team);
         for (int64_t ic = 0; ic < M; ic += MCb) {
@@ -354,7 +552,7 @@ struct Driver {
           for (int64_t ip = lo; ip < hi; ++ip) {
             const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
             m.offsets(ic + ip * MR, rows, 0, row_a);
-            pack_a(apack + ip * kc * MR, MR, rows, kc, a, row_a, ka);
+            pack_a(apack + ip * a_panel_bytes(kc), MR, rows, kc, a, row_a, ka);
           }
           team_barrier(team);
           // The tiles (jp outer, ip inner), split among the team.
@@ -369,13 +567,14 @@ struct Driver {
               n.offsets(jc + jp * NR, cols, 2, col_c);
             }
             const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
-            const T* ap = apack + ip * kc * MR;
-            const T* bp = bpack + jp * kc * NR;
-            m.offsets(ic + ip * MR, rows, 2, row_c);
-            if (c_direct && rows == MR && cols == NR) {
+            const char* ap = apack + ip * a_panel_bytes(kc);
+            const char* bp = bpack + jp * b_panel_bytes(kc);
+            if (c_direct && rows == MR && cols == NR) {  // one offset serves
+              m.offsets(ic + ip * MR, 1, 2, row_c);
               uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs_c, 1, pc > 0);
               continue;
             }
+            m.offsets(ic + ip * MR, rows, 2, row_c);
             alignas(64) T tile[kMaxTile];
             uk.fn(kc, ap, bp, tile, NR, 1, false);
             for (int r = 0; r < rows; ++r)
@@ -388,6 +587,7 @@ struct Driver {
         }
       }
     }
+    if (uk.end) uk.end();
   }
 
   // Direct-path eligibility (see gemm.h): one type, B's n and C's n unit-stride, one
@@ -501,8 +701,8 @@ struct Driver {
     std::vector<T> temp((parts - 1) * M * N);
     std::vector<Buffer> apacks, bpacks;
     for (int q = 0; q < parts; ++q) {
-      apacks.emplace_back(balanced(M, blk.mc, uk.mr) * std::min(blk.kc, K) * es);
-      bpacks.emplace_back(balanced(N, blk.nc, uk.nr) * std::min(blk.kc, K) * es);
+      apacks.emplace_back(a_pack_bytes());
+      bpacks.emplace_back(b_pack_bytes());
     }
     parallel_for(std::min(nt, parts), parts, [&](int64_t q) {
       Driver part = *this;  // the same product over k in [k0, k1), into C or temp
@@ -525,8 +725,8 @@ struct Driver {
         part.product_direct(a, b, c, d_am, d_ak, d_bk, d_bn);
         return;
       }
-      part.product(a, b, c, static_cast<T*>(apacks[q].p), static_cast<T*>(bpacks[q].p), 0, 1,
-                   false);
+      part.product(a, b, c, static_cast<char*>(apacks[q].p), static_cast<char*>(bpacks[q].p),
+                   0, 1, false);
     });
     int64_t roff[1] = {0}, coff[1] = {0};
     for (int64_t i = 0; i < M; ++i) {
@@ -593,7 +793,7 @@ struct Driver {
                         (M <= 2 * uk.mr && M * K * es <= cache_sizes().l2 / 2);
     const bool direct = (per_product <= kGemmDirectMacs || skinny) &&
                         direct_ok(&d_am, &d_ak, &d_bk, &d_bn, per_product <= kGemmDirectMacs);
-    if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
+    if (!direct && !grouped && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
         K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
       small();
       return;
@@ -630,26 +830,23 @@ struct Driver {
       return;
     }
     const bool over_batch = nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 24);
-    const int64_t kc = std::min(blk.kc, K);
-    const int64_t a_elems = balanced(M, blk.mc, uk.mr) * kc;  // (product()'s block sizes)
-    const int64_t b_elems = balanced(N, blk.nc, uk.nr) * kc;
     if (over_batch) {
       std::vector<Buffer> apacks, bpacks;
       for (int t = 0; t < nt; ++t) {
-        apacks.emplace_back(a_elems * int64_t{sizeof(T)});
-        bpacks.emplace_back(b_elems * int64_t{sizeof(T)});
+        apacks.emplace_back(a_pack_bytes());
+        bpacks.emplace_back(b_pack_bytes());
       }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
       for (int64_t bi = 0; bi < B; ++bi) {
         const int t = omp_get_thread_num();
         product(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi],
-                static_cast<T*>(apacks[t].p), static_cast<T*>(bpacks[t].p), 0, 1, false);
+                static_cast<char*>(apacks[t].p), static_cast<char*>(bpacks[t].p), 0, 1, false);
       }
       return;
     }
-    Buffer apack(a_elems * int64_t{sizeof(T)}), bpack(b_elems * int64_t{sizeof(T)});
-    T* ap = static_cast<T*>(apack.p);
-    T* bp = static_cast<T*>(bpack.p);
+    Buffer apack(a_pack_bytes()), bpack(b_pack_bytes());
+    char* ap = static_cast<char*>(apack.p);
+    char* bp = static_cast<char*>(bpack.p);
     if (nt <= 1) {
       for (int64_t bi = 0; bi < B; ++bi)
         product(p.a + boff_a[bi], p.b + boff_b[bi], p.c + boff_c[bi], ap, bp, 0, 1, false);
@@ -757,6 +954,16 @@ void run_typed(const GemmProblem& p, int type) {
 }
 
 }  // namespace
+
+bool gemm_set_amx(bool enabled) { return amx_allowed.exchange(enabled); }
+
+const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa) {
+  static thread_local GemmMicroKernel kernel;
+  const int type = gemm_type_of(out_dtype);
+  if (type < 0) return nullptr;
+  kernel = grouped_plan(gemm_table(isa), type, da, db).kernel;
+  return kernel.fn ? &kernel : nullptr;
+}
 
 bool gemm_reads(int out_dtype, int in_dtype) {
   switch (gemm_type_of(out_dtype)) {

@@ -115,6 +115,19 @@ struct GemmMicroKernel {
   int mr = 0, nr = 0;
   const char* name = "";  // dtype, ISA and tile: "sgemm_avx2_6x16"
   GemmDirectKernelFn direct = nullptr;
+  // k values per packed group (1: the panels above). A k-grouped kernel (an instruction
+  // summing several products per lane: vpdpbusd, vdpbf16ps, AMX's tdp*) reads panels of
+  // the OPERANDS' type with k padded with zeros to a multiple of a_group and grouped:
+  //   A: a[(q * mr + i) * a_group + g]  for k index q * a_group + g
+  //   B: b[(q * nr + j) * group + g]    for k index q * group + g
+  // (gemm_avx512dot.cpp: a_group = group = 4 or 2; gemm_amx.cpp: A's rows in 64-byte
+  // runs, a_group = 64 / itemsize, B in 32-bit words, group = 4 / itemsize). KC is then a
+  // multiple of a_group.
+  int group = 1, a_group = 1;
+  // Called by each thread before / after its run of this kernel's calls (AMX: load and
+  // release the tile configuration); nullptr: nothing to do.
+  void (*begin)() = nullptr;
+  void (*end)() = nullptr;
 };
 
 struct GemmTable {
@@ -127,9 +140,28 @@ struct GemmTable {
   GemmDirectKernelFn direct_rows[kGemmNumTypes][kGemmMaxTileRows] = {};
   GemmDotFn dot[kGemmNumTypes] = {};
   GemmAxpyFn axpy[kGemmNumTypes] = {};
+  // k-grouped kernels (fn == nullptr where the CPU lacks the instruction): s8 / u8
+  // operands into s32 (u8s8: A's bytes unsigned, B's signed; s8u8 the other way; the
+  // driver shifts one operand when both have the same signedness), and bf16 operands into
+  // f32. They serve the packed path; other paths convert while packing as before.
+  GemmMicroKernel u8s8, s8u8, bf16;
+  // AMX kernels (gemm_amx.cpp), preferred where present: int8 by [A unsigned][B unsigned]
+  // (tdpbssd, tdpbsud, tdpbusd, tdpbuud: no shift), bf16 into f32.
+  GemmMicroKernel amx_int8[2][2], amx_bf16;
 };
 
 XARR_DECLARE_ISA_FILLS(GemmTable, fill_gemm)
+// gemm_avx512dot.cpp (AVX512-VNNI / AVX512-BF16 flags): fills u8s8 / s8u8 when `vnni`,
+// bf16 when `bf16`. Weak: absent off x86-64.
+__attribute__((weak)) void fill_gemm_avx512dot(GemmTable* t, bool vnni, bool bf16);
+// gemm_amx.cpp (AMX flags): fills amx_int8 and amx_bf16. Weak, as above.
+__attribute__((weak)) void fill_gemm_amx(GemmTable* t);
+// Whether the packed path may take the AMX kernels (default true; tests and benchmarks
+// turn it off to run the AVX-512 ones). Returns the previous setting.
+bool gemm_set_amx(bool enabled);
+// The k-grouped kernel the packed path takes for operands of dtypes da x db computed into
+// `out_dtype` on `isa` (-1: the active one), or nullptr (it converts while packing).
+const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1);
 
 // The table of an ISA (the active one for isa < 0); the binding reports kernel names.
 const GemmTable& gemm_table(int isa = -1);

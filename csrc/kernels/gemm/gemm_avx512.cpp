@@ -1,7 +1,9 @@
 // The AVX-512 GEMM table: 12x32 f32 and 12x16 f64 tiles (24 accumulator registers of 32,
 // like BLIS's Skylake-X kernels), 12x32 s32 (vpmulld), 12x16 s64 (vpmullq, AVX-512DQ).
 // Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns. Complex: 6x16 c64 and
-// 6x8 c128 tiles on real registers (ukernel_complex).
+// 6x8 c128 tiles on real registers (ukernel_complex). Where the CPU has AVX512-VNNI /
+// AVX512-BF16, the k-grouped int8 and bf16 kernels of gemm_avx512dot.cpp; where it has
+// AMX, the tile kernels of gemm_amx.cpp.
 #include <immintrin.h>
 
 #define XARR_ISA_NS isa_avx512
@@ -85,5 +87,8 @@ void fill_gemm_avx512(GemmTable* t) {
   t->dot[kGemmF64] = &dot_vec<F64x8>;
   t->axpy[kGemmF32] = &axpy_vec<F32x16>;
   t->axpy[kGemmF64] = &axpy_vec<F64x8>;
+  const CpuFeatures& f = cpu_features();
+  if (fill_gemm_avx512dot) fill_gemm_avx512dot(t, f.avx512_vnni, f.avx512_bf16);
+  if (fill_gemm_amx && f.amx) fill_gemm_amx(t);
 }
 }  // namespace xarr
