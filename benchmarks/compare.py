@@ -19,6 +19,7 @@ import os
 import platform
 import random
 import statistics
+import time
 
 import sys
 
@@ -429,6 +430,11 @@ def main():
         times = {name: [] for name, _ in fns}
         for _ in range(args.rounds):       # libraries back to back, in a fresh order
             for name, fn in order_rng.sample(fns, len(fns)):
+                # the previous library's idle workers go to sleep first: OpenBLAS's spin
+                # (yielding) for 2**28 cycles after a call, about 80 ms, and took a core
+                # from whatever ran next (xarr's 2048^3 sgemm right after NumPy's: 116 ms,
+                # after a pause: 58 ms)
+                time.sleep(0.2)
                 times[name].append(timer(fn))
         tx = statistics.median(times["xarr"])
 

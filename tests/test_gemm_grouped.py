@@ -27,6 +27,9 @@ FEATURES = CORE.cpu_features()
 BF16 = np.dtype(ml_dtypes.bfloat16)
 INT8 = [np.dtype(np.int8), np.dtype(np.uint8)]
 S32, F32 = CODE_OF[np.dtype(np.int32)], CODE_OF[np.dtype(np.float32)]
+# AMX in use: the CPU has it and the OS granted the tile state
+_AMX_BF16 = grouped_kernel(F32, CODE_OF[BF16], CODE_OF[BF16])
+HAVE_AMX = bool(_AMX_BF16) and "amx" in _AMX_BF16[0]
 # "amx": the AMX kernels where present; "avx512": with AMX turned off (VNNI / BF16 where
 # present, else the converting path).
 VARIANTS = ["amx", "avx512"]
@@ -35,7 +38,7 @@ VARIANTS = ["amx", "avx512"]
 @pytest.fixture(params=VARIANTS)
 def variant(request):
     before = use_amx(request.param == "amx")
-    if request.param == "amx" and not FEATURES["amx"]:
+    if request.param == "amx" and not HAVE_AMX:
         use_amx(before)
         pytest.skip("this CPU (or OS) has no AMX")
     try:
@@ -79,7 +82,8 @@ def test_the_kernel_each_cpu_gets():
         k = grouped_kernel(S32, CODE_OF[da], CODE_OF[db])
         names[da.name, db.name] = k and k[0]
     bf = grouped_kernel(F32, CODE_OF[BF16], CODE_OF[BF16])
-    if FEATURES["amx"]:
+    if HAVE_AMX:
+        assert FEATURES["amx"]
         assert names["int8", "uint8"] == "s8u8gemm_amx_32x32"
         assert bf[0] == "bf16gemm_amx_32x32"
     elif FEATURES["avx512_vnni"]:
@@ -98,6 +102,19 @@ def test_the_kernel_each_cpu_gets():
     assert grouped_kernel(S32, CODE_OF[INT8[0]], CODE_OF[INT8[0]], CORE.isa_code("ref")) is None
     assert grouped_kernel(S32, CODE_OF[np.dtype(np.int16)], CODE_OF[INT8[0]]) is None
     assert grouped_kernel(F32, CODE_OF[np.dtype(np.float16)], CODE_OF[BF16]) is None
+
+
+def test_the_chosen_kernel_runs(variant):
+    # Denormal bf16 operands tell the paths apart: the k-grouped kernels (AMX, AVX512-BF16)
+    # treat them as zero (gemm.h), the converting path multiplies them.
+    kernel = grouped_kernel(F32, CODE_OF[BF16], CODE_OF[BF16])
+    tiny = np.full((64, 300), 1e-39, BF16)
+    assert np.float32(tiny[0, 0]) != 0
+    got = _dot(xa.asarray(tiny), xa.asarray(np.ones((300, 40), BF16)), np.float32)
+    if kernel:
+        assert (got == 0).all(), kernel
+    else:
+        np.testing.assert_allclose(got, 300 * np.float64(np.float32(tiny[0, 0])), rtol=1e-3)
 
 
 @pytest.mark.parametrize("da,db", list(itertools.product(INT8, INT8)),

@@ -2,9 +2,8 @@
 #include "core/isa.h"
 
 #include <omp.h>
-#if defined(__linux__) && (defined(__x86_64__) || defined(_M_X64))
-#include <sys/syscall.h>
-#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
 #endif
 
 #include <atomic>
@@ -28,13 +27,11 @@ CpuFeatures detect() {
              __builtin_cpu_supports("avx512vl");
   f.avx512_bf16 = f.avx512 && __builtin_cpu_supports("avx512bf16");
   f.avx512_vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");
-#if defined(__linux__)
-  // Linux hands out AMX's tile state only to a process that asks (ARCH_REQ_XCOMP_PERM =
-  // 0x1023 for XFEATURE_XTILEDATA = 18); a kernel that refuses leaves AMX unused.
-  f.amx = f.avx512 && __builtin_cpu_supports("amx-tile") &&
-          __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8") &&
-          syscall(SYS_arch_prctl, 0x1023, 18) == 0;
-#endif
+  // AMX: CPUID leaf 7 EDX bits 22 (AMX-BF16), 24 (AMX-TILE), 25 (AMX-INT8), read
+  // directly (older compilers' __builtin_cpu_supports lacks the names)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (f.avx512 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    f.amx = (edx >> 22 & 1) && (edx >> 24 & 1) && (edx >> 25 & 1);
 #endif
   return f;
 }

@@ -46,8 +46,8 @@ struct CpuFeatures {
   bool avx512 = false;       // AVX-512 F/DQ/BW/VL (Skylake-X and newer): the "avx512" kernels
   bool avx512_bf16 = false;  // AVX512-BF16 (vdpbf16ps)
   bool avx512_vnni = false;  // AVX512-VNNI (vpdpbusd)
-  // AMX tiles with the BF16 and INT8 products (tdpbf16ps, tdpb[su][su]d), and the OS's
-  // permission to use them (Linux: arch_prctl ARCH_REQ_XCOMP_PERM, requested here once)
+  // AMX tiles with the BF16 and INT8 products (tdpbf16ps, tdpb[su][su]d); the OS must
+  // also grant the tile state (gemm_amx.cpp asks for it)
   bool amx = false;
 };
 const CpuFeatures& cpu_features();

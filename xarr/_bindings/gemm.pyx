@@ -42,7 +42,7 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
     bint gemm_set_amx(bint enabled)
-    const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
+    GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
 
 
 def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False):
@@ -67,8 +67,8 @@ def grouped_kernel(int out_dtype, int a_dtype, int b_dtype, int isa=-1):
     AVX512-BF16) that products of dtype codes ``a_dtype`` x ``b_dtype`` into ``out_dtype``
     take on the packed path on ``isa`` (-1: the active one), e.g.
     ('u8s8gemm_avx512vnni_12x32', 12, 32); None where they convert while packing."""
-    cdef const GemmMicroKernel* k = gemm_grouped_kernel(out_dtype, a_dtype, b_dtype, isa)
-    if k == NULL:
+    cdef GemmMicroKernel k = gemm_grouped_kernel(out_dtype, a_dtype, b_dtype, isa)
+    if k.fn == NULL:
         return None
     return (k.name.decode(), k.mr, k.nr)
 

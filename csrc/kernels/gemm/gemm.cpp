@@ -302,11 +302,15 @@ void pack_grouped(void* dst_, int mr, int rows, int64_t kc, const char* base,
   for (int64_t p = 1; k_unit && p < kc; ++p) k_unit = k_off[p] - k_off[p - 1] == es;
   bool rows_unit = rows > 1;  // the panel's rows adjacent (a row-major B)
   for (int r = 1; rows_unit && r < rows; ++r) rows_unit = row_off[r] - row_off[r - 1] == es;
-  if (k_unit && kc == groups * G) {  // one G-element word per row and group
+  if (k_unit) {  // G consecutive elements per row and whole group, then the tail
+    const int64_t whole = kc / G;
     for (int r = 0; r < rows; ++r) {
       const S* src = reinterpret_cast<const S*>(base + row_off[r] + k_off[0]);
-      for (int64_t q = 0; q < groups; ++q)
-        for (int g = 0; g < G; ++g) dst[(q * mr + r) * G + g] = static_cast<S>(src[q * G + g] ^ kXor);
+      for (int64_t q = 0; q < whole; ++q)
+        for (int g = 0; g < G; ++g)
+          dst[(q * mr + r) * G + g] = static_cast<S>(src[q * G + g] ^ kXor);
+      for (int64_t p = whole * G; p < kc; ++p)
+        dst[(whole * mr + r) * G + p - whole * G] = static_cast<S>(src[p] ^ kXor);
     }
   } else if (rows_unit && rows == mr &&
              interleave_rows<S, G, kXor>(dst, mr, kc, base + row_off[0], k_off)) {
@@ -463,11 +467,11 @@ struct Driver {
     if (!pack_a || !pack_b)
       throw std::invalid_argument(std::string("gemm: no kernel computing in this type reads ") +
                                   dtype_name(pack_a ? p.dtype_b : p.dtype_a));
-    // int8 / bf16 operands take a k-grouped kernel where the table has one, unless the
-    // product is tiny (small() packs whole operands in the plain layout)
+    // int8 / bf16 operands take a k-grouped kernel where the table has one, unless each
+    // product is tiny (its padded panels and the tile setup would cost more; small()
+    // packs whole operands in the plain layout)
     const GroupedPlan plan = grouped_plan(t, ty, p.dtype_a, p.dtype_b);
-    if (plan.kernel.fn &&
-        static_cast<double>(m.total) * n.total * k.total * batch.total > kGemmSmallMacs) {
+    if (plan.kernel.fn && static_cast<double>(m.total) * n.total * k.total > kGemmSmallMacs) {
       grouped = true;
       uk = plan.kernel;
       pack_a = plan.pack_a;
@@ -957,12 +961,9 @@ void run_typed(const GemmProblem& p, int type) {
 
 bool gemm_set_amx(bool enabled) { return amx_allowed.exchange(enabled); }
 
-const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa) {
-  static thread_local GemmMicroKernel kernel;
+GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa) {
   const int type = gemm_type_of(out_dtype);
-  if (type < 0) return nullptr;
-  kernel = grouped_plan(gemm_table(isa), type, da, db).kernel;
-  return kernel.fn ? &kernel : nullptr;
+  return type < 0 ? GemmMicroKernel{} : grouped_plan(gemm_table(isa), type, da, db).kernel;
 }
 
 bool gemm_reads(int out_dtype, int in_dtype) {

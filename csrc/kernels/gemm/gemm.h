@@ -22,6 +22,12 @@
 // (u32 and s32 share their bits: the s32 result is the u32 result modulo 2**32),
 // u64 -> s64. Integers wrap (two's complement), as XLA's do. Complex products are
 // (ar*br - ai*bi, ar*bi + ai*br), with no Annex G recovery of infinities.
+// Where the CPU has them, s8 / u8 x s8 / u8 -> s32 and bf16 x bf16 -> f32 products of
+// more than kGemmSmallMacs multiply-adds each run on k-grouped kernels instead (AMX,
+// AVX512-VNNI, AVX512-BF16: GemmMicroKernel::group below), reading the operands' own
+// bits. The integer sums are the same; the bf16 ones sum pairs of exact products and
+// treat denormal inputs and results as zero (as TPUs do), so a denormal operand gives 0
+// where the converting path gives ~1e-38, and inf x denormal gives NaN, not inf.
 //
 // Worked example: A f32[2,3]{1,0} = [[1,2,3],[4,5,6]], B f32[3,2]{1,0} = [[1,0],[0,1],[1,1]]
 // (a plain matmul: B's k dim is its first): m = {2, (12, 0, 8)}, n = {2, (0, 4, 4)},
@@ -125,7 +131,8 @@ struct GemmMicroKernel {
   // multiple of a_group.
   int group = 1, a_group = 1;
   // Called by each thread before / after its run of this kernel's calls (AMX: load and
-  // release the tile configuration); nullptr: nothing to do.
+  // release the tile configuration); nullptr: nothing to do. The k-grouped kernels store
+  // only rows of C with unit column stride (cs_c == 1, as the driver always passes).
   void (*begin)() = nullptr;
   void (*end)() = nullptr;
 };
@@ -159,9 +166,10 @@ __attribute__((weak)) void fill_gemm_amx(GemmTable* t);
 // Whether the packed path may take the AMX kernels (default true; tests and benchmarks
 // turn it off to run the AVX-512 ones). Returns the previous setting.
 bool gemm_set_amx(bool enabled);
-// The k-grouped kernel the packed path takes for operands of dtypes da x db computed into
-// `out_dtype` on `isa` (-1: the active one), or nullptr (it converts while packing).
-const GemmMicroKernel* gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1);
+// The k-grouped kernel the packed path takes for products of at least kGemmSmallMacs
+// multiply-adds of dtypes da x db computed into `out_dtype` on `isa` (-1: the active
+// one); fn == nullptr where they convert while packing.
+GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1);
 
 // The table of an ISA (the active one for isa < 0); the binding reports kernel names.
 const GemmTable& gemm_table(int isa = -1);

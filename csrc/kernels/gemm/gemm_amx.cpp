@@ -5,8 +5,8 @@
 //   bf16gemm_amx_32x32      tdpbf16ps, k blocks of 32
 //   s8s8gemm_amx_32x32 ...  tdpbssd / tdpbsud / tdpbusd / tdpbuud by the operands'
 //                           signedness, k blocks of 64; s32 sums wrap modulo 2**32
-// Compiled with the AVX-512 and AMX flags (CMakeLists.txt: *_amx.cpp); filled only where
-// cpu_features().amx (the OS granted the tile state).
+// Compiled with the AVX-512 and AMX flags (CMakeLists.txt: *_amx.cpp, Linux only); filled
+// only where cpu_features().amx and the OS grants the tile state.
 //
 // Panels (gemm.h, GemmMicroKernel::group / a_group): k padded to a multiple of the block.
 //   A: row i of k block q at a + (q * 32 + i) * 64 bytes: 64 bytes of consecutive k
@@ -18,6 +18,9 @@
 // tdpbf16ps rounds to nearest even and treats denormal inputs and outputs as zero: within
 // the f32 tolerance of the convert-while-packing path.
 #include <immintrin.h>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
 
@@ -70,22 +73,20 @@ inline void tile_products() {  // C tiles += A tiles x B tiles
   }
 }
 
-// GemmMicroKernelFn on the panels above; T: C's element (float or int32_t). The caller ran
-// tiles_begin on this thread.
+// GemmMicroKernelFn on the panels above, into rows of C with unit column stride (cs_c ==
+// 1, gemm.h), which the C tiles load from and store to; T: C's element (float or
+// int32_t). The caller ran tiles_begin on this thread.
 template <TileOp kOp, class T>
 void ukernel_amx(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
-                 int64_t cs_c, bool accumulate) {
+                 int64_t /*cs_c*/, bool accumulate) {
   constexpr int64_t kBlockK = kOp == kBf16 ? 32 : 64;
   constexpr int64_t kBlockBytes = 32 * 64;  // per k block: A's 32 rows, B's 16 group rows
   const int64_t blocks = (kc + kBlockK - 1) / kBlockK;
   const char* a = static_cast<const char*>(a_);
   const char* b = static_cast<const char*>(b_);
-  T* c = static_cast<T*>(c_);
-  alignas(64) T tile[32 * 32];
-  const bool in_place = cs_c == 1;  // C's rows contiguous: tiles load and store there
-  char* d = in_place ? reinterpret_cast<char*>(c) : reinterpret_cast<char*>(tile);
-  const int64_t ds = in_place ? rs_c * int64_t{sizeof(T)} : 32 * int64_t{sizeof(T)};
-  if (accumulate && in_place) {
+  char* d = static_cast<char*>(c_);
+  const int64_t ds = rs_c * int64_t{sizeof(T)};
+  if (accumulate) {
     _tile_loadd(0, d, ds);
     _tile_loadd(1, d + 64, ds);
     _tile_loadd(2, d + 16 * ds, ds);
@@ -104,12 +105,6 @@ void ukernel_amx(int64_t kc, const void* a_, const void* b_, void* c_, int64_t r
   _tile_stored(1, d + 64, ds);
   _tile_stored(2, d + 16 * ds, ds);
   _tile_stored(3, d + 16 * ds + 64, ds);
-  if (in_place) return;
-  for (int i = 0; i < 32; ++i)
-    for (int j = 0; j < 32; ++j) {
-      T& e = c[i * rs_c + j * cs_c];
-      e = accumulate ? e + tile[i * 32 + j] : tile[i * 32 + j];
-    }
 }
 
 template <TileOp kOp, class T>
@@ -127,6 +122,11 @@ GemmMicroKernel amx_kernel(const char* name) {
 
 void fill_gemm_amx(GemmTable* t) {
   using namespace isa_amx;
+  // Linux hands out AMX's tile state only to a process that asks (arch_prctl
+  // ARCH_REQ_XCOMP_PERM = 0x1023 for XFEATURE_XTILEDATA = 18), asked here, when the first
+  // product builds the tables; a kernel that refuses leaves AMX unused.
+  static const bool granted = syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+  if (!granted) return;
   t->amx_bf16 = amx_kernel<kBf16, float>("bf16gemm_amx_32x32");
   t->amx_int8[0][0] = amx_kernel<kSS, int32_t>("s8s8gemm_amx_32x32");
   t->amx_int8[0][1] = amx_kernel<kSU, int32_t>("s8u8gemm_amx_32x32");

@@ -61,17 +61,20 @@ struct Bf16Dot {
   static void storeu(T* p, R v) { _mm512_storeu_ps(p, v); }
 };
 
-// GemmMicroKernelFn over k-grouped panels (file comment): MR x (NV * 16) accumulators.
-// Each 32-bit word of a panel holds one group (G = 4 bytes or 2 bf16).
+// One 32-bit word of a panel: a group of 4 bytes or 2 bf16 (read through this type, which
+// may alias them).
+typedef int32_t Word __attribute__((may_alias));
+
+// GemmMicroKernelFn over k-grouped panels (file comment): MR x (NV * 16) accumulators,
+// into rows of C with unit column stride (cs_c == 1, gemm.h).
 template <class D, int MR, int NV>
 void ukernel_grouped(int64_t kc, const void* a_, const void* b_, void* c_, int64_t rs_c,
-                     int64_t cs_c, bool accumulate) {
+                     int64_t /*cs_c*/, bool accumulate) {
   using T = typename D::T;
   using R = typename D::R;
-  constexpr int NR = NV * 16;
   const int64_t groups = (kc + D::kGroup - 1) / D::kGroup;
-  const int32_t* a = static_cast<const int32_t*>(a_);
-  const int32_t* b = static_cast<const int32_t*>(b_);
+  const Word* a = static_cast<const Word*>(a_);
+  const Word* b = static_cast<const Word*>(b_);
   T* c = static_cast<T*>(c_);
   R acc[MR][NV];
 #pragma GCC unroll 32
@@ -80,7 +83,7 @@ void ukernel_grouped(int64_t kc, const void* a_, const void* b_, void* c_, int64
     for (int j = 0; j < NV; ++j) acc[i][j] = D::zero();
   for (int i = 0; i < MR; ++i) __builtin_prefetch(c + i * rs_c, 1);
 #pragma GCC unroll 4
-  for (int64_t q = 0; q < groups; ++q, a += MR, b += NR) {
+  for (int64_t q = 0; q < groups; ++q, a += MR, b += NV * 16) {
     __m512i bv[NV];
 #pragma GCC unroll 8
     for (int j = 0; j < NV; ++j) bv[j] = _mm512_load_si512(b + j * 16);
@@ -99,25 +102,12 @@ void ukernel_grouped(int64_t kc, const void* a_, const void* b_, void* c_, int64
       for (int i = 0; i < MR; ++i) acc[i][j] = D::add(acc[i][j], corr);
     }
   }
-  if (cs_c == 1) {
-#pragma GCC unroll 32
-    for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 8
-      for (int j = 0; j < NV; ++j) {
-        T* d = c + i * rs_c + j * 16;
-        D::storeu(d, accumulate ? D::add(D::loadu(d), acc[i][j]) : acc[i][j]);
-      }
-    return;
-  }
-  alignas(64) T tile[MR * NR];
 #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 8
-    for (int j = 0; j < NV; ++j) D::storeu(tile + i * NR + j * 16, acc[i][j]);
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) {
-      T& d = c[i * rs_c + j * cs_c];
-      d = accumulate ? d + tile[i * NR + j] : tile[i * NR + j];
+    for (int j = 0; j < NV; ++j) {
+      T* d = c + i * rs_c + j * 16;
+      D::storeu(d, accumulate ? D::add(D::loadu(d), acc[i][j]) : acc[i][j]);
     }
 }
 

@@ -76,8 +76,10 @@ void ukernel_vec(int64_t kc, const void* a_, const void* b_, void* c_, int64_t r
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 8
     for (int j = 0; j < NV; ++j) acc[i][j] = V::zero();
-  // C's rows are read (or written) after the loop: start bringing them in now.
-  for (int i = 0; i < MR; ++i) __builtin_prefetch(c + i * rs_c, 1);
+  // C's rows are read (or written) after the loop: start bringing in every line of them.
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR * int{sizeof(T)}; j += 64)
+      __builtin_prefetch(reinterpret_cast<char*>(c + i * rs_c) + j, 1);
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
     R bv[NV];
