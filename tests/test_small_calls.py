@@ -413,7 +413,10 @@ def test_strided_operands_give_the_contiguous_bits(isa, dt, restore_isa):
     b = (rng.random((7, 2 * 1100)) * 3 - 1).astype(dt)
     ta, tb = xa.asarray(a), xa.asarray(b)
     views = [(ta[:, ::2], tb[:, 1::2]), (ta[::-1, ::-3], tb[::-1, ::-3]),
-             (ta[:, :7].T, tb[:, :7].T)]
+             (ta[:, :7].T, tb[:, :7].T),
+             # unit reversed steps, alone or beside forward ones (ew_loops.h x[-i] loops)
+             (ta[:, ::-1], tb[:, ::-1]), (ta[:, ::-1], tb), (ta, tb[:, ::-1]),
+             (ta[3, ::-1][:2195], tb[4, 5:]), (ta[3, 7:], tb[5, ::-1][:2193])]
     with np.errstate(all="ignore"):
         for va, vb in views:
             ca, cb = xa.ascontiguousarray(va), xa.ascontiguousarray(vb)
