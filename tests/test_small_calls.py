@@ -429,6 +429,38 @@ def test_strided_operands_give_the_contiguous_bits(isa, dt, restore_isa):
                 assert_same(fn(va, 1.5), fn(ca, 1.5), {"op": name})
 
 
+@pytest.mark.parametrize("isa", xa._core.supported_isas())
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128,
+                                np.int8, np.int16, np.bool_])
+def test_mixed_orders_match_numpy(isa, dt, restore_isa):
+    """x.T + y: the tiled walk (nary.cpp run_tiles), whose 4- and 8-byte transposed inputs
+    go through transposed tiles (InputTranspose), on shapes across the 16 x 256 tile
+    edges, with an outer dim, both orders, a ternary op, and 1 vs 2 threads."""
+    xa._core.set_isa(isa)
+    rng = np.random.default_rng(21)
+    threads = xa.get_num_threads()
+
+    def draw(shape):
+        v = rng.integers(-9, 9, shape) if np.dtype(dt).kind in "iub" else rng.random(shape)
+        return v.astype(dt)
+
+    try:
+        for r, c in [(1, 300), (15, 255), (16, 256), (17, 257), (33, 600), (300, 40)]:
+            x, y = draw((c, r)), draw((r, c))
+            tx, ty = xa.asarray(x), xa.asarray(y)
+            x3, y3 = draw((3, c, r)), draw((3, r, c))
+            for t in (1, 2):
+                xa.set_num_threads(t)
+                assert_same(tx.T + ty, x.T + y, {"shape": (r, c)})
+                assert_same(ty * tx.T, y * x.T)
+                assert_same(tx.T == ty, x.T == y)
+                assert_same(xa.where(ty == ty, tx.T, ty), np.where(y == y, x.T, y))
+                assert_same(xa.asarray(x3).transpose(0, 2, 1) + xa.asarray(y3),
+                            x3.transpose(0, 2, 1) + y3)
+    finally:
+        xa.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("dt", [np.int8, np.int32, np.uint16, np.float32, np.float64,
                                 np.complex64])
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "maximum",

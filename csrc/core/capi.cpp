@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "engine/nary.h"
 #include "kernels/elementwise/ew_table.h"
+#include "kernels/relayout/transpose_tiles.h"
 
 namespace xarr {
 
@@ -180,8 +181,12 @@ int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* d
   if (op < 0 || op >= kNumEwOps || dtype < 0 || dtype >= kNumDTypes) return -1;
   LoopFn fn = active_ew_table().loops[op][dtype];
   if (!fn) return -1;
+  // (inputs share `dtype`; a transposed input is read through transposed tiles)
+  InputTranspose tr;
+  tr.itemsize = dtype_itemsize(dtype);
+  if (tr.itemsize == 4 || tr.itemsize == 8) tr.panel = transpose_panel(active_isa(), tr.itemsize);
   run_nary(fn, nargs, ptrs, ndim, dims, strides,
-           parallel_min(ew_op_expensive(op) ? kParExpensive : kParCheap));
+           parallel_min(ew_op_expensive(op) ? kParExpensive : kParCheap), &tr);
   return 0;
 }
 

@@ -132,15 +132,32 @@ bool mixed_orders(const Plan& p) {
 }
 
 // Work items [begin, end) of the tiled walk: item = (outer row, row tile, column tile),
-// column tiles innermost.
+// column tiles innermost. With `tr`, inputs contiguous along the row dim (stride
+// tr->itemsize there, a larger positive one along the inner dim) are transposed per tile
+// into `buf` (nary.h InputTranspose): 10k f32 x.T + y on AVX-512, 10.0 -> 4.0 us (NumPy
+// 5.7); 100k: 50 -> 22 us (NumPy 48).
 template <class Loop>
-void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin, int64_t end) {
+void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin, int64_t end,
+               const InputTranspose* tr) {
   const int nargs = p.nargs;
   const int in = p.ndim - 1, rw = p.ndim - 2;
   const int64_t rtiles = (p.dims[rw] + kTileRows - 1) / kTileRows;
   const int64_t ctiles = (p.dims[in] + kTileCols - 1) / kTileCols;
   int64_t inner_st[kMaxArgs];
   for (int a = 0; a < nargs; ++a) inner_st[a] = p.st[a][in];
+  // buffered inputs: via[a] >= 0 is the slot of input a in buf
+  int via[kMaxArgs];
+  int nvia = 0;
+  const int64_t isz = tr && tr->panel ? tr->itemsize : 0;
+  for (int a = 0; a < nargs; ++a) {
+    via[a] = -1;
+    if (isz > 0 && a < nargs - 1 && p.st[a][rw] == isz && p.st[a][in] > isz) {
+      via[a] = nvia++;
+      inner_st[a] = isz;
+    }
+  }
+  const int64_t slot = kTileRows * kTileCols * isz;
+  std::vector<char> buf(nvia * slot);
   char* args[kMaxArgs];
   for (int64_t item = begin; item < end; ++item) {
     const int64_t ct = item % ctiles, rt = (item / ctiles) % rtiles;
@@ -154,8 +171,14 @@ void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin
     }
     const int64_t c0 = ct * kTileCols, cn = std::min(kTileCols, p.dims[in] - c0);
     const int64_t r0 = rt * kTileRows, r1 = std::min(p.dims[rw], r0 + kTileRows);
+    for (int a = 0; a < nargs; ++a)
+      if (via[a] >= 0)  // buf row r - r0 holds the tile's row r, kTileCols elements apart
+        tr->panel(base[a] + r0 * p.st[a][rw] + c0 * p.st[a][in], p.st[a][in],
+                  buf.data() + via[a] * slot, kTileCols * isz, r1 - r0, cn, false);
     for (int64_t r = r0; r < r1; ++r) {
-      for (int a = 0; a < nargs; ++a) args[a] = base[a] + r * p.st[a][rw] + c0 * inner_st[a];
+      for (int a = 0; a < nargs; ++a)
+        args[a] = via[a] >= 0 ? buf.data() + via[a] * slot + (r - r0) * kTileCols * isz
+                              : base[a] + r * p.st[a][rw] + c0 * inner_st[a];
       loop(args, inner_st, cn);
     }
   }
@@ -257,7 +280,8 @@ void swap_short_row(Plan& p) {
 template <class Loop>
 void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
                    const int64_t* dims, const int64_t* strides, int64_t min_parallel,
-                   const int* itemsizes = nullptr, int nout = 1) {
+                   const int* itemsizes = nullptr, int nout = 1,
+                   const InputTranspose* transpose = nullptr) {
   Plan p;
   if (!simplify(p, nargs, ndim, dims, strides)) return;
   const int inner = p.ndim - 1;
@@ -291,7 +315,7 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
                           ((p.dims[inner - 1] + kTileRows - 1) / kTileRows) *
                           ((p.dims[inner] + kTileCols - 1) / kTileCols);
     if (nt <= 1 || items < 2) {
-      run_tiles(loop, p, ptrs, 0, items);
+      run_tiles(loop, p, ptrs, 0, items, transpose);
       return;
     }
     if (items < nt) nt = static_cast<int>(items);
@@ -299,7 +323,7 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
     {
       const int t = omp_get_thread_num();
       const int n = omp_get_num_threads();
-      run_tiles(loop, p, ptrs, items * t / n, items * (t + 1) / n);
+      run_tiles(loop, p, ptrs, items * t / n, items * (t + 1) / n, transpose);
     }
     return;
   }
@@ -330,8 +354,8 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
 }
 
 void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
-              const int64_t* strides, int64_t min_parallel) {
-  run_nary_impl(loop, nargs, ptrs, ndim, dims, strides, min_parallel);
+              const int64_t* strides, int64_t min_parallel, const InputTranspose* transpose) {
+  run_nary_impl(loop, nargs, ptrs, ndim, dims, strides, min_parallel, nullptr, 1, transpose);
 }
 
 void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,

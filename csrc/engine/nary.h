@@ -26,8 +26,21 @@ using LoopFn = void (*)(char* const* args, const int64_t* strides, int64_t n);
 constexpr int kMaxArgs = 16;  // operands of one loop (the fused executor's inputs + outputs)
 constexpr int kMaxDims = 32;
 
+// Mixed orders (x.T + y) walk tiles of the two innermost dims (nary.cpp run_tiles). An
+// input of `itemsize` bytes that is contiguous along the next-to-innermost dim is then read
+// one element per cache line; with an InputTranspose, each of its tiles is first
+// transposed into a per-thread buffer by `panel` (the contract of
+// kernels/relayout/transpose_tiles.h: dst[i * dst_ld + j * itemsize] = src[j * src_ld +
+// i * itemsize]) and the loop reads that buffer's rows.
+struct InputTranspose {
+  int itemsize = 0;  // every input's
+  void (*panel)(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64_t ni,
+                int64_t nj, bool stream) = nullptr;
+};
+
 void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t* dims,
-              const int64_t* strides, int64_t min_parallel = kParallelMinElements);
+              const int64_t* strides, int64_t min_parallel = kParallelMinElements,
+              const InputTranspose* transpose = nullptr);
 
 // The same engine for a loop that needs context (the fused executor's program):
 // loop(ctx, args, strides, n), called concurrently from several threads.

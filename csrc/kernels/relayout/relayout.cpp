@@ -108,11 +108,6 @@ void copy_small(int k, const int64_t* od, const int64_t* os, const int64_t* odst
   }
 }
 
-TransposePanelFn panel_for(int isa, int itemsize) {
-  const int k = itemsize == 1 ? 0 : itemsize == 2 ? 1 : itemsize == 4 ? 2 : itemsize == 8 ? 3 : 4;
-  return transpose_table(isa).panel[k];
-}
-
 // Drops size-1 dims and orders dims by the destination's strides (outermost first).
 int sort_dims(int ndim, const int64_t* dims, const int64_t* sst, const int64_t* dst,
               int64_t* od, int64_t* os, int64_t* odst) {
@@ -175,7 +170,7 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
     run_nary(loop, 2, ptrs, ndim, dims, strides, parallel_min(kParCopy));
     return;
   }
-  TransposePanelFn panel = panel_for(isa, itemsize);
+  TransposePanelFn panel = transpose_panel(isa, itemsize);
   // Outer dims: every dim but I and J. Work item = (outer index, block of BI rows of I).
   int outer[kMaxDims];
   int nouter = 0;
@@ -227,6 +222,11 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
 const TransposeTable& transpose_table(int isa) {
   static const KernelTables<TransposeTable> t(XARR_ISA_FILLS(TransposeTable, fill_transpose));
   return t.table(isa);
+}
+
+TransposePanelFn transpose_panel(int isa, int itemsize) {
+  const int k = itemsize == 1 ? 0 : itemsize == 2 ? 1 : itemsize == 4 ? 2 : itemsize == 8 ? 3 : 4;
+  return transpose_table(isa).panel[k];
 }
 
 void copy_strided(int itemsize, int ndim, const int64_t* dims, const char* src,

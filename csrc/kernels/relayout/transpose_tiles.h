@@ -24,5 +24,7 @@ struct TransposeTable {
 
 XARR_DECLARE_ISA_FILLS(TransposeTable, fill_transpose)
 const TransposeTable& transpose_table(int isa);
+// The panel of `isa` for elements of `itemsize` bytes (1, 2, 4, 8; 16 otherwise).
+TransposePanelFn transpose_panel(int isa, int itemsize);
 
 }  // namespace xarr
