@@ -455,6 +455,12 @@ def test_mixed_orders_match_numpy(isa, dt, restore_isa):
                 assert_same(ty * tx.T, y * x.T)
                 assert_same(tx.T == ty, x.T == y)
                 assert_same(xa.where(ty == ty, tx.T, ty), np.where(y == y, x.T, y))
+                # a transposed pred condition whose row step is the values' size (select's
+                # condition is never read through the values' transpose panel)
+                m = rng.random((c, 16 * r)) > 0.5
+                step = np.dtype(dt).itemsize
+                assert_same(xa.where(xa.asarray(m)[:, ::step][:, :r].T, ty, tx.T),
+                            np.where(m[:, ::step][:, :r].T, y, x.T))
                 assert_same(xa.asarray(x3).transpose(0, 2, 1) + xa.asarray(y3),
                             x3.transpose(0, 2, 1) + y3)
     finally:

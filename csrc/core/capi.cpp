@@ -181,9 +181,11 @@ int ew_run(int op, int dtype, int nargs, char** ptrs, int ndim, const int64_t* d
   if (op < 0 || op >= kNumEwOps || dtype < 0 || dtype >= kNumDTypes) return -1;
   LoopFn fn = active_ew_table().loops[op][dtype];
   if (!fn) return -1;
-  // (inputs share `dtype`; a transposed input is read through transposed tiles)
+  // (inputs have `dtype`, but select's pred condition; a transposed input of `dtype` is
+  // read through transposed tiles)
   InputTranspose tr;
   tr.itemsize = dtype_itemsize(dtype);
+  if (op == kEw_SELECT) tr.inputs = ~1u;
   if (tr.itemsize == 4 || tr.itemsize == 8) tr.panel = transpose_panel(active_isa(), tr.itemsize);
   run_nary(fn, nargs, ptrs, ndim, dims, strides,
            parallel_min(ew_op_expensive(op) ? kParExpensive : kParCheap), &tr);

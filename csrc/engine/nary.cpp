@@ -151,13 +151,15 @@ void run_tiles(const Loop& loop, const Plan& p, char* const* ptrs, int64_t begin
   const int64_t isz = tr && tr->panel ? tr->itemsize : 0;
   for (int a = 0; a < nargs; ++a) {
     via[a] = -1;
-    if (isz > 0 && a < nargs - 1 && p.st[a][rw] == isz && p.st[a][in] > isz) {
+    if (isz > 0 && a < nargs - 1 && (tr->inputs >> a & 1) && p.st[a][rw] == isz &&
+        p.st[a][in] > isz) {
       via[a] = nvia++;
       inner_st[a] = isz;
     }
   }
   const int64_t slot = kTileRows * kTileCols * isz;
-  std::vector<char> buf(nvia * slot);
+  static thread_local std::vector<char> buf;  // (grown, never shrunk or cleared)
+  if (static_cast<int64_t>(buf.size()) < nvia * slot) buf.resize(nvia * slot);
   char* args[kMaxArgs];
   for (int64_t item = begin; item < end; ++item) {
     const int64_t ct = item % ctiles, rt = (item / ctiles) % rtiles;

@@ -33,7 +33,8 @@ constexpr int kMaxDims = 32;
 // kernels/relayout/transpose_tiles.h: dst[i * dst_ld + j * itemsize] = src[j * src_ld +
 // i * itemsize]) and the loop reads that buffer's rows.
 struct InputTranspose {
-  int itemsize = 0;  // every input's
+  int itemsize = 0;          // the element size of the inputs in `inputs`
+  uint32_t inputs = ~0u;     // bit a: input a has that size (may be transposed)
   void (*panel)(const char* src, int64_t src_ld, char* dst, int64_t dst_ld, int64_t ni,
                 int64_t nj, bool stream) = nullptr;
 };

@@ -466,23 +466,51 @@ template <class Op, class T> void ternary_loop(char* const* args, const int64_t*
       y[i] = store<T>(Op::f(load<T>(x0[i]), load<T>(x1[i]), load<T>(x2[i])));
     return;
   }
-  if (st[0] == 0 && st[1] == ts && st[2] == 0 && st[3] == ts) {   // clamp(lo, x, hi)
+  // clamp(lo, x, hi) / clip(x, lo, hi) with scalar bounds: x contiguous, or (vector
+  // builds) reversed, stride 2 or any stride, loaded through `at` (the three-operand gather
+  // loop ran x[::2].clip(.2, .8) at 10k f32 at 0.6x NumPy's speed; this: 2.65 us, NumPy
+  // 5.7 on AVX-512)
+  if (st[0] == 0 && st[2] == 0 && st[3] == ts) {
     const auto lo = load<T>(*reinterpret_cast<const T*>(args[0]));
     const auto hi = load<T>(*reinterpret_cast<const T*>(args[2]));
-    const T* x1 = reinterpret_cast<const T*>(args[1]);
+    const char* a1 = args[1];
+    const T* x1 = reinterpret_cast<const T*>(a1);
+    const int64_t s1 = st[1];
     T* y = reinterpret_cast<T*>(args[3]);
-    if constexpr ((std::is_same_v<Op, Clamp> || std::is_same_v<Op, Clip>) &&
-                  kFloat<decltype(lo)>) {
-      if (!is_nan(lo) && !is_nan(hi)) {       // the usual bounds: 4 (clip: 2) vector ops
-        XARR_SIMD
-        for (int64_t i = 0; i < n; ++i)
-          y[i] = store<T>(Op::f_ordered_bounds(lo, load<T>(x1[i]), hi));
+    auto run = [&](auto at) {
+      if constexpr ((std::is_same_v<Op, Clamp> || std::is_same_v<Op, Clip>) &&
+                    kFloat<decltype(lo)>) {
+        if (!is_nan(lo) && !is_nan(hi)) {     // the usual bounds: 4 (clip: 2) vector ops
+          XARR_SIMD
+          for (int64_t i = 0; i < n; ++i) y[i] = store<T>(Op::f_ordered_bounds(lo, at(i), hi));
+          return;
+        }
+      }
+      XARR_SIMD
+      for (int64_t i = 0; i < n; ++i) y[i] = store<T>(Op::f(lo, at(i), hi));
+    };
+    if (s1 == ts) {
+      run([&](int64_t i) { return load<T>(x1[i]); });
+      return;
+    }
+    if constexpr (kVectorStrided) {
+      if (s1 == -ts) {
+        run([&](int64_t i) { return load<T>(x1[-i]); });
+        return;
+      }
+      if (s1 == 2 * ts) {
+        run([&](int64_t i) { return load<T>(x1[2 * i]); });
+        return;
+      }
+      if (n >= kGatherMin) {
+        run([&](int64_t i) {
+          T v;
+          std::memcpy(&v, a1 + i * s1, ts);
+          return load<T>(v);
+        });
         return;
       }
     }
-    XARR_SIMD
-    for (int64_t i = 0; i < n; ++i) y[i] = store<T>(Op::f(lo, load<T>(x1[i]), hi));
-    return;
   }
   if constexpr (kVectorStrided) {
     if (n >= kGatherMin) {
