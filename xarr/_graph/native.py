@@ -77,7 +77,10 @@ _SELECT = _OPS["SELECT"][0]
 _NEXTAFTER = _OPS["NEXTAFTER"][0]
 _NATIVE_ISAS = ("baseline", "avx2", "avx512")
 
-_INCLUDE = Path(__file__).resolve().parent.parent / "include"
+# The headers and flags CMake installs beside the compiled modules (xarr/include): found
+# from the core module's own file, so an editable install (package source here, compiled
+# modules and headers in site-packages) finds them too.
+_INCLUDE = Path(_core.__file__).resolve().parent / "include"
 
 
 def mode():
