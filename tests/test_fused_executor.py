@@ -250,3 +250,28 @@ def test_short_rows_into_strided_outputs(dtype, threads, restore_threads):
     np.testing.assert_array_equal(to_np(out0), to_np((a + b) * b))
     np.testing.assert_array_equal(to_np(out1), to_np((a + b) - a))
     assert not to_np(big0[:, 1::2, :]).any()
+
+
+@pytest.mark.parametrize("shape", [(17, 257), (33, 600), (300, 40), (3, 16, 256)])
+def test_mixed_orders_through_transposed_tiles(shape, restore_threads):
+    """x.T-like inputs beside row-major ones (nary.cpp run_tiles with the executor's
+    InputTranspose): f32 and f64 inputs transposed per tile, a transposed pred condition
+    that is not, against NumPy, on 1 and 2 threads."""
+    rng = np.random.default_rng(9)
+    swap = tuple(range(len(shape) - 2)) + (len(shape) - 1, len(shape) - 2)
+    a = rng.random(shape).astype(np.float32)
+    b = rng.random(shape)
+    m = rng.random(shape) > 0.5
+    # a and m stored transposed (their row dim contiguous), b row-major
+    ta = xa.asarray(np.ascontiguousarray(a.transpose(swap))).transpose(swap)
+    tm = xa.asarray(np.ascontiguousarray(m.transpose(swap))).transpose(swap)
+    tb = xa.asarray(b)
+    p = FusedProgram([xa.float32, xa.float64, xa.bool_])
+    prod = p.emit("mul", p.convert(0, xa.float64), 1)
+    p.emit("select", 2, prod, 1, out=0)
+    p.emit("add", 0, 0, out=1)
+    for n in (1, 2):
+        xa.set_num_threads(n)
+        got, twice = p.run([ta, tb, tm])
+        np.testing.assert_array_equal(to_np(got), np.where(m, a.astype(np.float64) * b, b))
+        np.testing.assert_array_equal(to_np(twice), a + a)

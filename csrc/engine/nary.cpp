@@ -362,11 +362,12 @@ void run_nary(LoopFn loop, int nargs, char* const* ptrs, int ndim, const int64_t
 
 void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
                   const int64_t* dims, const int64_t* strides, int64_t min_parallel,
-                  const int* itemsizes, int nout) {
+                  const int* itemsizes, int nout, const InputTranspose* transpose) {
   auto bound = [loop, ctx](char* const* args, const int64_t* st, int64_t n) {
     loop(ctx, args, st, n);
   };
-  run_nary_impl(bound, nargs, ptrs, ndim, dims, strides, min_parallel, itemsizes, nout);
+  run_nary_impl(bound, nargs, ptrs, ndim, dims, strides, min_parallel, itemsizes, nout,
+                transpose);
 }
 
 }  // namespace xarr

@@ -59,6 +59,6 @@ constexpr int64_t kPackBlockBytes = 8192;
 void run_nary_ctx(LoopCtxFn loop, void* ctx, int nargs, char* const* ptrs, int ndim,
                   const int64_t* dims, const int64_t* strides,
                   int64_t min_parallel = kParallelMinElements, const int* itemsizes = nullptr,
-                  int nout = 1);
+                  int nout = 1, const InputTranspose* transpose = nullptr);
 
 }  // namespace xarr
