@@ -404,7 +404,8 @@ template <class Op, class T> void binary_loop(char* const* args, const int64_t* 
         }
       } else if ((st[0] == ts || st[0] == -ts) && (st[1] == ts || st[1] == -ts)) {
         // x[::-1] + y, x + y[::-1], x[::-1] + y[::-1]: as the stride-2 case below, with
-        // vectors reversed in registers (10k f32: 9.0 -> 1.9 us; NumPy 4.1)
+        // vectors reversed in registers (10k f32 x[::-1] + y[::-1] on AVX-512: 9.0 -> 1.6
+        // us; NumPy 4.3)
         const T* x0 = reinterpret_cast<const T*>(a);
         const T* x1 = reinterpret_cast<const T*>(b);
         O* y = reinterpret_cast<O*>(o);

@@ -449,9 +449,8 @@ struct Driver {
   GemmBlocking blk;
   bool c_direct = false;  // full tiles store straight into C
   int64_t rs_c = 0;       // C's row stride in elements when direct
-  // A k-grouped kernel (gemm.h) on the packed path: panels of the operands' own elements
-  // (in_size bytes each), B's followed by b_extra bytes of corrections.
-  bool grouped = false;
+  // With a k-grouped kernel (gemm.h) on the packed path: panels of the operands' own
+  // elements (in_size bytes each), B's followed by b_extra bytes of corrections.
   int64_t in_size = sizeof(T), b_extra = 0;
 
   Driver(const GemmProblem& prob, const GemmTable& t, int ty)
@@ -468,11 +467,10 @@ struct Driver {
       throw std::invalid_argument(std::string("gemm: no kernel computing in this type reads ") +
                                   dtype_name(pack_a ? p.dtype_b : p.dtype_a));
     // int8 / bf16 operands take a k-grouped kernel where the table has one, unless each
-    // product is tiny (its padded panels and the tile setup would cost more; small()
-    // packs whole operands in the plain layout)
+    // product is tiny (its padded panels and the tile setup would cost more): so run()'s
+    // small(), which packs whole operands in the plain layout, never sees a grouped kernel
     const GroupedPlan plan = grouped_plan(t, ty, p.dtype_a, p.dtype_b);
     if (plan.kernel.fn && static_cast<double>(m.total) * n.total * k.total > kGemmSmallMacs) {
-      grouped = true;
       uk = plan.kernel;
       pack_a = plan.pack_a;
       pack_b = plan.pack_b;
@@ -797,7 +795,7 @@ struct Driver {
                         (M <= 2 * uk.mr && M * K * es <= cache_sizes().l2 / 2);
     const bool direct = (per_product <= kGemmDirectMacs || skinny) &&
                         direct_ok(&d_am, &d_ak, &d_bk, &d_bn, per_product <= kGemmDirectMacs);
-    if (!direct && !grouped && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
+    if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
         K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
       small();
       return;
