@@ -507,3 +507,41 @@ def test_small_c_over_long_k_against_reference(isa, dt):
     finally:
         CORE.set_isa(before)
         xa.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128,
+                                np.int32], ids=lambda d: np.dtype(d).name)
+def test_medium_products_in_place_and_packed_against_reference(isa, dt):
+    """Products past kGemmDirectMacs whose B fits in half of L2 read A and B in place (the
+    direct kernels over the whole k); a B past that is packed (BLIS's loops): both on each
+    ISA against the float64 / exact reference, edge tiles included, the same bits on 1
+    and 2 threads, and a small B stored along k (x @ y.T, einsum 'bij,bkj->bik') made into
+    rows by the in-register transpose on every ISA."""
+    rng = np.random.default_rng(18)
+    before, threads = CORE.get_isa(), xa.get_num_threads()
+    shapes = [(131, 77, 93), (64, 257, 64), (200, 130, 203),   # B small: in place
+              (37, 700, 900), (129, 515, 520)]                    # B past L2 / 2: packed
+    small = [(19, 23, 21), (16, 16, 16), (33, 17, 47), (5, 64, 64)]
+    try:
+        CORE.set_isa(isa)
+        for m, k, n in shapes + small:
+            a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+            r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+            hows = (("c", "c"), ("c", "transposed")) if (m, k, n) in small else \
+                (("c", "c"),)
+            for how_a, how_b in hows:
+                ta, tb = make_tensor(a, how_a), make_tensor(b, how_b)
+                got = []
+                for t in (1, 2):
+                    xa.set_num_threads(t)
+                    got.append(np.asarray(lax.dot(ta, tb)))
+                np.testing.assert_array_equal(got[0], got[1])
+                _close(xa.asarray(got[1]), r, bound, k, dt, dt)
+        # a batch of small products with B stored along k
+        a, b = _values(rng, (6, 20, 33), dt), _values(rng, (6, 35, 33), dt)
+        dn = (((2,), (2,)), ((0,), (0,)))
+        _check(a, b, dn, 33)
+    finally:
+        CORE.set_isa(before)
+        xa.set_num_threads(threads)

@@ -18,6 +18,8 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     enum:
         kGemmMaxDims
         kGemmNumTypes
+        kGemmC64
+        kGemmC128
     cdef cppclass GemmDim:
         int64_t size, stride_a, stride_b, stride_c
     cdef cppclass GemmProblem:
@@ -42,6 +44,7 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
     bint gemm_set_amx(bint enabled)
+    double gemm_kernel_rate(int type, int isa, double seconds) except +
     GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
 
 
@@ -71,6 +74,22 @@ def grouped_kernel(int out_dtype, int a_dtype, int b_dtype, int isa=-1):
     if k.fn == NULL:
         return None
     return (k.name.decode(), k.mr, k.nr)
+
+
+def kernel_rate(int out_dtype, int isa=-1, double seconds=0.2):
+    """The regular micro-kernel's rate for products into dtype code ``out_dtype`` on
+    ``isa`` (-1: the active one), in FLOP/s (a real multiply-add is 2, a complex one 8), on
+    L1-resident packed panels, one thread, timed for ``seconds``: the peak a whole
+    product's rate is compared with (gemm.h gemm_kernel_rate). None if no kernel."""
+    cdef int ty = gemm_type_of_code(out_dtype)
+    if ty < 0:
+        return None
+    cdef double macs
+    with nogil:
+        macs = gemm_kernel_rate(ty, isa, seconds)
+    if macs == 0.0:
+        return None
+    return macs * (8.0 if ty == kGemmC64 or ty == kGemmC128 else 2.0)
 
 
 def use_amx(bint enabled):

@@ -38,7 +38,8 @@
 //   * C's unit-stride dim decides the orientation: if C is column-major the problem is
 //     transposed (A and B swap roles), so micro-kernels always store along contiguous rows.
 //   * tiny products (kGemmSmallMacs): plain loops, no packing, no allocation.
-//   * small products (at most kGemmDirectMacs per batch item), or products of few columns
+//   * small products (at most kGemmDirectMacs per batch item, or kGemmDirectL2Macs when
+//     B fits in half of L2), or products of few columns
 //     (n <= the tile's nr) whose B fits in half of L2, when B's rows and C's rows are
 //     contiguous (a small product's B of at most kGemmDirectCopyB elements is first copied
 //     into rows): the micro-kernel's direct variant reads A and B in place (no packing);
@@ -174,13 +175,21 @@ GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1)
 // The table of an ISA (the active one for isa < 0); the binding reports kernel names.
 const GemmTable& gemm_table(int isa = -1);
 
-// Cache blocking for a micro-kernel: KC keeps a B micro-panel in half of L1, MC an A block
-// in half of L2, NC a B block in a share of L3 (each thread's). From the running CPU's
+// Cache blocking for a micro-kernel: KC keeps a B micro-panel in a sixteenth of L2 (at
+// most 512), MC an A block in half of L2, NC a B block in a share of L3 (each thread's). From the running CPU's
 // cache sizes (sysconf), with BLIS-like defaults when the OS does not say.
 struct GemmBlocking {
   int64_t mc, kc, nc;
 };
 GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize);
+
+// The micro-kernel's own rate, the "peak" a whole product's rate is measured against
+// (issue 12: >= 0.85 of it at 2048^3): the regular kernel of GemmType `type` on `isa` (-1:
+// the active one) multiplying one packed A micro-panel by one packed B micro-panel, both
+// of kc = gemm_blocking's KC and in L1, into a C tile that stays in L1, over and over on
+// the calling thread for about `seconds`. Returns the type's multiply-adds per second
+// (a complex one is four real ones); 0 when the ISA has no kernel for the type.
+double gemm_kernel_rate(int type, int isa, double seconds);
 
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kGemmParallelMinFlops = int64_t{1} << 18;
@@ -191,6 +200,7 @@ constexpr int64_t kGemmSmallMacs = 8192;
 constexpr int64_t kGemmSmallDim = 64;
 constexpr int64_t kGemmSmallPanel = 1024;  // elements of m * k and of n * k
 constexpr int64_t kGemmDirectMacs = int64_t{1} << 18;
+constexpr int64_t kGemmDirectL2Macs = int64_t{1} << 26;  // ... when B fits in half of L2
 constexpr int64_t kGemmDirectCopyB = 4096;  // elements of a small B copied to rows
 // x @ A (matrix-vector with A's columns contiguous): k is cut into kGemvKParts fixed parts
 // (partial results added in order) when A has at most kGemvSplitRows rows.
