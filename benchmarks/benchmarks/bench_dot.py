@@ -46,6 +46,31 @@ class Gemm:
     track_speedup_vs_numpy.unit = "x"
 
 
+class GemmPeakFraction:
+    """One thread's 2048^3 GEMM rate over the micro-kernel's own rate on L1-resident
+    panels (xarr._bindings.gemm.kernel_rate, the same thread): the share of the kernel's
+    peak that blocking, packing and C traffic leave (goal >= 0.85)."""
+    params = [["float32", "float64"]]
+    param_names = ["dtype"]
+    timeout = 300
+
+    def setup(self, dtype):
+        self.a, self.b = (xa.asarray(v, copy=True) for v in _operands(2048, 2048, 2048, dtype))
+        self.threads = xa.get_num_threads()
+        xa.set_num_threads(1)
+
+    def teardown(self, dtype):
+        xa.set_num_threads(self.threads)
+
+    def track_fraction_of_kernel_peak(self, dtype):
+        from xarr._bindings.gemm import kernel_rate  # (asv collects without running it)
+        from xarr._dtypes import dtype_code
+        peak = kernel_rate(dtype_code(np.dtype(dtype)), -1, 0.3)
+        return 2.0 * 2048 ** 3 / best_time(lambda: self.a @ self.b) / peak
+
+    track_fraction_of_kernel_peak.unit = "x"
+
+
 class GemmLowPrecision:
     """2048^3 lax.dot of int8 operands into s32 and of bf16 operands into f32: the
     k-grouped kernels (AMX, AVX512-VNNI, AVX512-BF16; csrc/kernels/gemm/gemm.h) where the
