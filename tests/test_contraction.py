@@ -481,6 +481,17 @@ def test_eager_matmul_plans_match_the_general_path():
             np.testing.assert_array_equal(np.asarray(fast), np.asarray(general))
 
 
+def _same_bits_on_1_and_2_threads_and_close(ta, tb, ref, bound, k, dt):
+    """lax.dot(ta, tb) gives the same bits on 1 and 2 threads, within _close of ref.
+    (The caller restores the thread count.)"""
+    got = []
+    for t in (1, 2):
+        xa.set_num_threads(t)
+        got.append(np.asarray(lax.dot(ta, tb)))
+    np.testing.assert_array_equal(got[0], got[1])
+    _close(xa.asarray(got[1]), ref, bound, k, dt, dt)
+
+
 @pytest.mark.parametrize("isa", ISAS)
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.int32])
 def test_small_c_over_long_k_against_reference(isa, dt):
@@ -497,13 +508,8 @@ def test_small_c_over_long_k_against_reference(isa, dt):
             r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
             for how_a, how_b in (("c", "c"), ("colmajor", "c"), ("c", "transposed"),
                                  ("step", "step")):
-                ta, tb = make_tensor(a, how_a), make_tensor(b, how_b)
-                got = []
-                for t in (1, 2):
-                    xa.set_num_threads(t)
-                    got.append(np.asarray(lax.dot(ta, tb)))
-                np.testing.assert_array_equal(got[0], got[1])
-                _close(xa.asarray(got[1]), r, bound, k, dt, dt)
+                _same_bits_on_1_and_2_threads_and_close(
+                    make_tensor(a, how_a), make_tensor(b, how_b), r, bound, k, dt)
     finally:
         CORE.set_isa(before)
         xa.set_num_threads(threads)
@@ -531,13 +537,8 @@ def test_medium_products_in_place_and_packed_against_reference(isa, dt):
             hows = (("c", "c"), ("c", "transposed")) if (m, k, n) in small else \
                 (("c", "c"),)
             for how_a, how_b in hows:
-                ta, tb = make_tensor(a, how_a), make_tensor(b, how_b)
-                got = []
-                for t in (1, 2):
-                    xa.set_num_threads(t)
-                    got.append(np.asarray(lax.dot(ta, tb)))
-                np.testing.assert_array_equal(got[0], got[1])
-                _close(xa.asarray(got[1]), r, bound, k, dt, dt)
+                _same_bits_on_1_and_2_threads_and_close(
+                    make_tensor(a, how_a), make_tensor(b, how_b), r, bound, k, dt)
         # a batch of small products with B stored along k
         a, b = _values(rng, (6, 20, 33), dt), _values(rng, (6, 35, 33), dt)
         dn = (((2,), (2,)), ((0,), (0,)))
