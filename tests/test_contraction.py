@@ -546,3 +546,17 @@ def test_medium_products_in_place_and_packed_against_reference(isa, dt):
     finally:
         CORE.set_isa(before)
         xa.set_num_threads(threads)
+
+
+def test_kernel_rate_measures_each_kernel():
+    from xarr._bindings.gemm import kernel_rate
+    f32, s32 = CODE_OF[np.dtype(np.float32)], CODE_OF[np.dtype(np.int32)]
+    for isa in ISAS:
+        for dt in (np.float32, np.float64, np.complex64, np.int32):
+            rate = kernel_rate(CODE_OF[np.dtype(dt)], isa=CORE.isa_code(isa), seconds=0.002)
+            assert rate > 0, (isa, dt)
+    i8, bf = CODE_OF[np.dtype(np.int8)], CODE_OF[BF16]
+    assert kernel_rate(s32, i8, i8, seconds=0.002) > 0  # the k-grouped kernel, or the table's
+    assert kernel_rate(f32, bf, bf, seconds=0.002) > 0
+    with pytest.raises(ValueError, match="kernel_rate"):
+        kernel_rate(CODE_OF[np.dtype(np.int8)])

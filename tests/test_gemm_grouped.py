@@ -174,7 +174,7 @@ def test_batches_ksplit_and_threads_give_the_same_bits(variant):
     cases = [((8, 40, 100), (8, 100, 50)),     # a batch, split over threads
              ((2, 300, 500), (2, 500, 260)),   # a team of threads per product
              ((64, 4096), (4096, 64)),         # the k-split path
-             ((700, 1100), (1100, 300))]       # several KC blocks
+             ((300, 2600), (2600, 200))]       # several KC blocks (2048 int8, 1024 bf16)
     try:
         for ls, rs in cases:
             for da, db, out in ((INT8[0], INT8[1], np.int32), (INT8[0], INT8[0], np.int32),

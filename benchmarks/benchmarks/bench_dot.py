@@ -65,7 +65,7 @@ class GemmPeakFraction:
     def track_fraction_of_kernel_peak(self, dtype):
         from xarr._bindings.gemm import kernel_rate  # (asv collects without running it)
         from xarr._dtypes import dtype_code
-        peak = kernel_rate(dtype_code(np.dtype(dtype)), -1, 0.3)
+        peak = kernel_rate(dtype_code(np.dtype(dtype)), seconds=0.3)
         return 2.0 * 2048 ** 3 / best_time(lambda: self.a @ self.b) / peak
 
     track_fraction_of_kernel_peak.unit = "x"

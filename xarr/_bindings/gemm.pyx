@@ -44,7 +44,8 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     void gemm_run(const GemmProblem& p) except +
     const GemmTable& gemm_table(int isa)
     bint gemm_set_amx(bint enabled)
-    double gemm_kernel_rate(int type, int isa, double seconds) except +
+    double gemm_kernel_rate(int out_dtype, int da, int db, int isa,
+                            double seconds) except +
     GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
 
 
@@ -76,17 +77,24 @@ def grouped_kernel(int out_dtype, int a_dtype, int b_dtype, int isa=-1):
     return (k.name.decode(), k.mr, k.nr)
 
 
-def kernel_rate(int out_dtype, int isa=-1, double seconds=0.2):
-    """The regular micro-kernel's rate for products into dtype code ``out_dtype`` on
-    ``isa`` (-1: the active one), in FLOP/s (a real multiply-add is 2, a complex one 8), on
-    L1-resident packed panels, one thread, timed for ``seconds``: the peak a whole
-    product's rate is compared with (gemm.h gemm_kernel_rate). None if no kernel."""
+def kernel_rate(int out_dtype, int a_dtype=-1, int b_dtype=-1, int isa=-1,
+                double seconds=0.2):
+    """The rate, in operations per second (a real multiply-add is 2, a complex one 8), of
+    the micro-kernel the packed path takes for products of dtype codes ``a_dtype`` x
+    ``b_dtype`` (default: ``out_dtype``) into ``out_dtype`` on ``isa`` (-1: the active
+    one), on cache-resident packed panels, one thread, timed for ``seconds``: the peak a
+    whole product's rate is compared with (gemm.h gemm_kernel_rate). None if no kernel;
+    ValueError for an out_dtype no product computes."""
     cdef int ty = gemm_type_of_code(out_dtype)
     if ty < 0:
-        return None
+        raise ValueError(f"kernel_rate: no product computes dtype code {out_dtype}")
+    if a_dtype < 0:
+        a_dtype = out_dtype
+    if b_dtype < 0:
+        b_dtype = out_dtype
     cdef double macs
     with nogil:
-        macs = gemm_kernel_rate(ty, isa, seconds)
+        macs = gemm_kernel_rate(out_dtype, a_dtype, b_dtype, isa, seconds)
     if macs == 0.0:
         return None
     return macs * (8.0 if ty == kGemmC64 or ty == kGemmC128 else 2.0)

@@ -88,7 +88,11 @@ GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize) {
   // in L1: the kernel reads its panels in order and the prefetchers keep up. On a Zen 4
   // VM (32 KiB L1d, 1 MiB L2), one thread's 2048^3 sgemm ran 95 GFLOP/s with KC 128 (the
   // panel in half of L1), 103 with 384 and 106 with 512; the kernel's own peak is 115.
-  b.kc = std::clamp<int64_t>(cs.l2 / (16 * k.nr * itemsize), 64, 512) / 8 * 8;
+  // Panels of 1- and 2-byte operands (the k-grouped kernels) may be as long in bytes as
+  // 4-byte ones at 512 (2048^3 on the Zen 4 VM, 2 threads: int8 with VNNI 545 -> 578
+  // GOP/s with KC 512 -> 2048, bf16 with AVX512-BF16 363 -> 398 with KC 512 -> 1024).
+  const int64_t most = itemsize >= 4 ? 512 : 2048 / itemsize;
+  b.kc = std::clamp<int64_t>(cs.l2 / (16 * k.nr * itemsize), 64, most) / 8 * 8;
   b.mc = std::min<int64_t>(round_down(cs.l2 / (2 * b.kc * itemsize), k.mr), 1024 / k.mr * k.mr);
   b.nc = std::min<int64_t>(round_down(cs.l3 / (4 * b.kc * itemsize), k.nr), 4096 / k.nr * k.nr);
   return b;
@@ -445,7 +449,7 @@ template <class F> inline std::complex<F> madd(std::complex<F> acc, std::complex
 template <class T>
 struct Driver {
   static constexpr int kMaxTile = 1024;  // elements of the local edge tile
-  static constexpr int kMaxK = 512;      // KC's upper bound (gemm_blocking)
+  static constexpr int kMaxK = kGemmMaxKc;  // KC's upper bound (gemm_blocking)
 
   const GemmProblem& p;
   DimList batch, m, n, k;
@@ -624,7 +628,7 @@ struct Driver {
     alignas(64) T b_rows[kGemmDirectCopyB];
     if (b_n != es && b_k == es) {  // B's rows made contiguous: b_rows[q * N + j]
       // B stored along k (einsum 'bij,bkj->bik', x @ y.T): the relayout family's
-      // in-register transpose (4096 x 32^3 f32 einsum on a Zen 4 VM: 5.8 -> 3.5 ms)
+      // in-register transpose (4096 x 32^3 f32 einsum on a Zen 4 VM: 5.8 -> 2.3 ms)
       transpose_panel(active_isa(), static_cast<int>(es))(
           b, b_n, reinterpret_cast<char*>(b_rows), N * es, K, N, false);
       b = reinterpret_cast<const char*>(b_rows);
@@ -993,20 +997,28 @@ bool gemm_reads(int out_dtype, int in_dtype) {
   }
 }
 
-double gemm_kernel_rate(int type, int isa, double seconds) {
-  if (type < 0 || type >= kGemmNumTypes) throw std::invalid_argument("gemm: unknown type");
-  const GemmMicroKernel& uk = gemm_table(isa).kernel[type];
-  if (!uk.fn) return 0.0;
+double gemm_kernel_rate(int out_dtype, int da, int db, int isa, double seconds) {
+  const int type = gemm_type_of(out_dtype);
+  if (type < 0) throw std::invalid_argument("gemm: no product computes this dtype");
   static constexpr int64_t kItemsize[kGemmNumTypes] = {4, 8, 8, 16, 4, 8};
-  const int64_t es = kItemsize[type];
-  const int64_t kc = gemm_blocking(uk, static_cast<int>(es)).kc;
+  const GemmTable& t = gemm_table(isa);
+  const GroupedPlan plan = grouped_plan(t, type, da, db);
+  const GemmMicroKernel& uk = plan.kernel.fn ? plan.kernel : t.kernel[type];
+  if (!uk.fn) return 0.0;
+  const int64_t es = plan.kernel.fn ? plan.in_size : kItemsize[type];
+  const int64_t kc = std::max<int64_t>(uk.a_group,
+                                       gemm_blocking(uk, static_cast<int>(es)).kc /
+                                           uk.a_group * uk.a_group);
+  const int64_t a_bytes = round_up(kc * uk.mr * es, 64);
+  const int64_t b_bytes = round_up(kc * uk.nr * es + plan.b_extra, 64);
+  const int64_t bytes = a_bytes + b_bytes + uk.mr * uk.nr * kItemsize[type] + 64;
   // zeros: every type's multiply-add takes the same time on them as on normal values
-  std::vector<char> buf(static_cast<size_t>((uk.mr + uk.nr) * kc * es + uk.mr * uk.nr * es) + 192);
-  char* base = reinterpret_cast<char*>(round_up(reinterpret_cast<intptr_t>(buf.data()), 64));
-  char* a = base;
-  char* b = a + round_up(uk.mr * kc * es, 64);
-  char* c = b + round_up(uk.nr * kc * es, 64);
+  std::vector<char> buf(static_cast<size_t>(bytes));
+  char* a = reinterpret_cast<char*>(round_up(reinterpret_cast<intptr_t>(buf.data()), 64));
+  char* b = a + a_bytes;
+  char* c = b + b_bytes;
   using clock = std::chrono::steady_clock;
+  if (uk.begin) uk.begin();
   const auto start = clock::now();
   int64_t calls = 0;
   double elapsed = 0.0;
@@ -1015,6 +1027,7 @@ double gemm_kernel_rate(int type, int isa, double seconds) {
     calls += 64;
     elapsed = std::chrono::duration<double>(clock::now() - start).count();
   } while (elapsed < seconds);
+  if (uk.end) uk.end();
   return static_cast<double>(calls) * uk.mr * uk.nr * kc / elapsed;
 }
 

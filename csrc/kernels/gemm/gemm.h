@@ -71,6 +71,7 @@ namespace xarr {
 
 constexpr int kGemmMaxDims = 32;      // a tensor's rank limit (engine/nary.h kMaxDims)
 constexpr int kGemmMaxTileRows = 32;  // a micro-kernel's mr
+constexpr int kGemmMaxKc = 2048;      // KC's upper bound (gemm_blocking), in k indices
 
 // The types a product is computed (and C stored) in.
 enum GemmType : int {
@@ -176,20 +177,24 @@ GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1)
 const GemmTable& gemm_table(int isa = -1);
 
 // Cache blocking for a micro-kernel: KC keeps a B micro-panel in a sixteenth of L2 (at
-// most 512), MC an A block in half of L2, NC a B block in a share of L3 (each thread's). From the running CPU's
-// cache sizes (sysconf), with BLIS-like defaults when the OS does not say.
+// most 512; 2048 / itemsize for 1- and 2-byte panels), MC an A block in half of L2, NC a B block in a share of L3 (each thread's).
+// From the running CPU's cache sizes (sysconf), with BLIS-like defaults when the OS does
+// not say.
 struct GemmBlocking {
   int64_t mc, kc, nc;
 };
 GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize);
 
 // The micro-kernel's own rate, the "peak" a whole product's rate is measured against
-// (issue 12: >= 0.85 of it at 2048^3): the regular kernel of GemmType `type` on `isa` (-1:
-// the active one) multiplying one packed A micro-panel by one packed B micro-panel, both
-// of kc = gemm_blocking's KC and in L1, into a C tile that stays in L1, over and over on
-// the calling thread for about `seconds`. Returns the type's multiply-adds per second
-// (a complex one is four real ones); 0 when the ISA has no kernel for the type.
-double gemm_kernel_rate(int type, int isa, double seconds);
+// (issue 12: >= 0.85 of it at 2048^3): the kernel the packed path takes for products of
+// dtypes da x db into out_dtype on `isa` (-1: the active one; the k-grouped one where
+// gemm_grouped_kernel names one, else the table's regular kernel) multiplying one packed
+// A micro-panel by one packed B micro-panel, both of gemm_blocking's KC (L1 or L2
+// resident), into a C tile in L1, over and over on the calling thread for about
+// `seconds`. Returns multiply-adds per second (a complex one is four real ones); 0 when
+// the ISA has no kernel for the type. Throws std::invalid_argument for an out_dtype no
+// product computes.
+double gemm_kernel_rate(int out_dtype, int da, int db, int isa, double seconds);
 
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kGemmParallelMinFlops = int64_t{1} << 18;
