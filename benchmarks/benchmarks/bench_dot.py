@@ -174,7 +174,7 @@ class Batched:
 
 class MatVec:
     """4096x4096 f32 @ 4096 (row-major and {0,1}): GB/s read of the matrix, and its ratio
-    to a copy's bandwidth (read + write of the same bytes)."""
+    to a copy's bandwidth (read + write of the same bytes) and to a sum's (read only)."""
     params = [["{1,0}", "{0,1}"]]
     param_names = ["layout"]
 
@@ -197,11 +197,17 @@ class MatVec:
         copy = 2 * self.big.nbytes / best_time(lambda: self.big.copy())
         return self.track_gbps(layout) * 1e9 / copy
 
+    def track_fraction_of_read_bandwidth(self, layout):
+        # the memory bandwidth a read-only pass reaches: a sum of 64 MiB (goal >= 0.9)
+        read = self.big.nbytes / best_time(lambda: self.big.sum())
+        return self.track_gbps(layout) * 1e9 / read
+
     def track_speedup_vs_numpy(self, layout):
         return best_time(lambda: self.a @ self.x) / best_time(lambda: self.xa_a @ self.xa_x)
 
     track_gbps.unit = "GB/s"
     track_fraction_of_copy_bandwidth.unit = "x"
+    track_fraction_of_read_bandwidth.unit = "x"
     track_speedup_vs_numpy.unit = "x"
 
 
