@@ -496,3 +496,36 @@ def test_small_strided_copies_match_numpy(dt, restore_threads):
                     assert_same(tb.copy(), b.copy())
     finally:
         CORE.set_parallel_min("copy", pm)
+
+
+@pytest.mark.parametrize("dt", [xa.float32, xa.float64, xa.int8, xa.complex128, xa.bfloat16],
+                         ids=str)
+def test_repeated_rows_match_numpy(dt, restore_threads):
+    """x + row, x / row, x > row and where(row_mask, x, row) with short rows run once per
+    block of rows over a per-thread copy of the repeated row (csrc/engine/nary.cpp
+    run_repeated): NumPy's values for row lengths around the block and the 512-element
+    bound, strided and reversed rows, in-place updates, 1 and 2 threads."""
+    rng = np.random.default_rng(31)
+    fused = xa.jit(lambda p, q: p * 2 + q)  # the fused executor's walk
+    for threads in (1, 2):
+        CORE.set_num_threads(threads)
+        for rows, n in [(4, 1), (5, 7), (40, 25), (100, 100), (33, 257), (9, 512), (6, 513),
+                        (2000, 3)]:
+            x = random_array(rng, (rows, n), dt, specials=0)
+            base = random_array(rng, (2 * n,), dt, specials=0)
+            tx, tbase = xa.asarray(x), xa.asarray(base)
+            for view in (lambda b: b[:n], lambda b: b[::2], lambda b: b[::-1][:n]):
+                row, trow = view(base), view(tbase)
+                with np.errstate(all="ignore"):
+                    assert_same(tx + trow, x + row)
+                    assert_same(tx > trow, x > row)
+                    if kind(dt) == "f":  # (complex division: 1 ulp from NumPy's order)
+                        assert_same(tx / trow, x / row)
+                    mask = row.real > 0 if kind(dt) == "c" else row > 0
+                    assert_same(xa.where(xa.asarray(mask), tx, trow), np.where(mask, x, row))
+                    full = (x.real if kind(dt) == "c" else x) > 0
+                    assert_same(xa.where(xa.asarray(full), tx, trow), np.where(full, x, row))
+                    assert_same(fused(tx, trow), x * 2 + row)
+                    ti = xa.asarray(x.copy())
+                    ti += trow
+                    assert_same(ti, x + row)

@@ -277,6 +277,64 @@ void swap_short_row(Plan& p) {
   if (best != in - 1) swap_dims(best, in - 1);   // the short dim next to the innermost
 }
 
+// A repeated row (x + row, x / row, where(x > row, ...)): an input whose rows all start at
+// the same address (outer stride 0), beside operands whose rows follow each other. Short
+// rows would cost one loop call each; instead each thread copies the row, repeated for a
+// block of rows, into a buffer, and the loop runs once per block over all its rows. The
+// repeated input's element size must be known: ew_run's InputTranspose names it.
+// Measured on a Zen 4 VM, f32 x + row over [100, 100]: 3.4 -> 1.6 us (NumPy 3.3); over
+// [40, 25]: 1.36 -> 0.65 us (NumPy 1.31).
+constexpr int64_t kRepeatRowMax = 512;       // row length, elements
+constexpr int64_t kRepeatBlockBytes = 8192;  // bytes of a repeated input per block
+
+// Bit a set: input a is a repeated row. 0 when the plan is not of that form.
+uint32_t repeated_rows(const Plan& p, const InputTranspose* known, int nout) {
+  if (!known || known->itemsize <= 0 || p.ndim != 2 || p.dims[1] > kRepeatRowMax ||
+      p.dims[0] < 4)
+    return 0;
+  const int64_t n = p.dims[1];
+  uint32_t repeated = 0;
+  for (int a = 0; a < p.nargs; ++a) {
+    const int64_t r = p.st[a][0], s = p.st[a][1];
+    if (r == n * s) continue;  // rows follow each other (a scalar too)
+    if (r == 0 && a < p.nargs - nout && ((known->inputs >> a) & 1)) {
+      repeated |= 1u << a;
+      continue;
+    }
+    return 0;
+  }
+  return repeated;
+}
+
+template <class Loop>
+void run_repeated(const Loop& loop, const Plan& p, char* const* ptrs, uint32_t repeated,
+                  int itemsize, int64_t block_rows, int64_t begin, int64_t end) {
+  const int nargs = p.nargs;
+  const int64_t n = p.dims[1];
+  const int64_t slot = (block_rows * n * itemsize + 63) / 64 * 64;
+  static thread_local std::vector<char> buffer;
+  buffer.resize(static_cast<size_t>(slot * nargs + 64));
+  char* slots = buffer.data() + ((64 - (reinterpret_cast<uintptr_t>(buffer.data()) & 63)) & 63);
+  int64_t st[kMaxArgs];
+  char* args[kMaxArgs];
+  for (int a = 0; a < nargs; ++a) {
+    st[a] = p.st[a][1];
+    if (!((repeated >> a) & 1)) continue;
+    char* dst = slots + a * slot;
+    for (int64_t j = 0; j < n; ++j)
+      std::memcpy(dst + j * itemsize, ptrs[a] + j * p.st[a][1], static_cast<size_t>(itemsize));
+    for (int64_t r = 1; r < block_rows; ++r)
+      std::memcpy(dst + r * n * itemsize, dst, static_cast<size_t>(n * itemsize));
+    st[a] = itemsize;
+  }
+  for (int64_t b = begin; b < end; ++b) {
+    const int64_t r0 = b * block_rows, rows = std::min(block_rows, p.dims[0] - r0);
+    for (int a = 0; a < nargs; ++a)
+      args[a] = (repeated >> a) & 1 ? slots + a * slot : ptrs[a] + r0 * p.st[a][0];
+    loop(args, st, rows * n);
+  }
+}
+
 }  // namespace
 
 template <class Loop>
@@ -309,6 +367,25 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
       const int t = omp_get_thread_num();
       const int n = omp_get_num_threads();
       run_packed(loop, p, ptrs, itemsizes, nout, block_rows, items * t / n, items * (t + 1) / n);
+    }
+    return;
+  }
+  if (const uint32_t repeated = repeated_rows(p, transpose, nout)) {
+    const int isz = transpose->itemsize;
+    const int64_t block_rows =
+        std::min(p.dims[0], std::max<int64_t>(1, kRepeatBlockBytes / (isz * p.dims[1])));
+    const int64_t items = (p.dims[0] + block_rows - 1) / block_rows;
+    if (items < nt) nt = static_cast<int>(items);
+    if (nt <= 1) {
+      run_repeated(loop, p, ptrs, repeated, isz, block_rows, 0, items);
+      return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num();
+      const int n = omp_get_num_threads();
+      run_repeated(loop, p, ptrs, repeated, isz, block_rows, items * t / n,
+                   items * (t + 1) / n);
     }
     return;
   }

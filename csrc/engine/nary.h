@@ -9,7 +9,9 @@
 // stride is innermost; merges dims that are contiguous for every operand into one (so a
 // C-contiguous or a column-major tensor is one 1-D loop); then splits the remaining
 // (row, chunk) work items evenly over OpenMP threads when the element count reaches
-// min_parallel. Worked example: a {0,1} f32[1000,3] plus a {0,1} f32[1000,3] into a
+// min_parallel (rows of at most 512 elements beside an input whose row repeats, x + row,
+// run a block of rows per loop call over a copy of that row: nary.cpp run_repeated).
+// Worked example: a {0,1} f32[1000,3] plus a {0,1} f32[1000,3] into a
 // {0,1} output coalesces into one loop of 3000 elements with strides (4, 4, 4).
 // Never call with the GIL held for large work: it does not touch Python.
 #pragma once
