@@ -26,9 +26,9 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
 from libc.string cimport memcpy, memset
 
-from xarr._capi cimport (aligned_alloc64, aligned_free, cached_memory_bytes, copy_strided,
-                         dtype_itemsize, dtype_kind, ew_convert, ew_has_loop,
-                         ew_run, ew_run_contiguous, kBF16, kC128, kF16, kF32, kF64, kC64,
+from xarr._capi cimport (NOGIL_MIN_ELEMENTS, aligned_alloc64, aligned_free,
+                         cached_memory_bytes, copy_strided, dtype_itemsize, dtype_kind,
+                         ew_convert, ew_has_loop, ew_run, ew_run_contiguous, kBF16, kC128, kF16, kF32, kF64, kC64,
                          kMaxArgs, kMaxDims, kNumDTypes, kPred, kS64, kU64,
                          release_cached_memory)
 
@@ -843,54 +843,6 @@ cdef int broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out
             out[i] = 0
         else:
             out[i] = t._strides[i - off]
-
-
-cdef int ew_into(int op, int dtype, Tensor out, list inputs) except -1:
-    """out = op(*inputs): the inputs have value dtype ``dtype`` and shapes that broadcast to
-    out's (right-aligned). Releases the GIL around the kernel."""
-    cdef int nin = len(inputs), a, i
-    cdef int nargs = nin + 1
-    cdef int ndim = out._ndim
-    cdef char* ptrs[kMaxArgs]
-    cdef int64_t strides[kMaxArgs * kMaxDims]
-    cdef Tensor x
-    cdef int rc
-    if nargs > kMaxArgs:
-        raise ValueError(f"elementwise op {op}: too many operands ({nin})")
-    for a in range(nin):
-        x = inputs[a]
-        ptrs[a] = x._data
-        broadcast_strides(x, ndim, out._dims, &strides[a * ndim])
-    ptrs[nin] = out._data
-    for i in range(ndim):
-        strides[nin * ndim + i] = out._strides[i]
-    with nogil:
-        rc = ew_run(op, dtype, nargs, ptrs, ndim, out._dims, strides)
-    if rc != 0:
-        raise TypeError(f"elementwise op {op} has no kernel for {_DTYPE_OBJ[dtype]}")
-    return 0
-
-
-def convert_into(Tensor out, Tensor src):
-    """out[...] = src converted to out's dtype, src broadcasting to out.shape."""
-    cdef char* ptrs[2]
-    cdef int64_t strides[2 * kMaxDims]
-    cdef int ndim = out._ndim, i, rc
-    broadcast_strides(src, ndim, out._dims, strides)     # (checks the shapes)
-    for i in range(ndim):
-        strides[ndim + i] = out._strides[i]
-    ptrs[0] = src._data
-    ptrs[1] = out._data
-    if src._dtype == out._dtype and src._ndim == ndim:
-        with nogil:
-            copy_strided(dtype_itemsize(out._dtype), ndim, out._dims, src._data, strides,
-                         out._data, &strides[ndim])
-        return
-    with nogil:
-        rc = ew_convert(src._dtype, out._dtype, ptrs, ndim, out._dims, strides)
-    if rc != 0:
-        raise TypeError(f"no conversion from {_DTYPE_OBJ[src._dtype]} to "
-                        f"{_DTYPE_OBJ[out._dtype]}")
 
 
 cdef Tensor copy_dense_of(Tensor t, object m2m):

@@ -43,6 +43,74 @@ cdef bint _weak_scalar_fits(int dtype, object b):
     return False
 
 
+cdef inline void run_contiguous(int op, int dtype, int nargs, char** ptrs,
+                                const int64_t* sizes, int64_t n):
+    """ew_run_contiguous, releasing the GIL for NOGIL_MIN_ELEMENTS elements or more."""
+    if n < NOGIL_MIN_ELEMENTS:
+        ew_run_contiguous(op, dtype, nargs, ptrs, sizes, n)
+        return
+    with nogil:
+        ew_run_contiguous(op, dtype, nargs, ptrs, sizes, n)
+
+
+cdef int ew_into(int op, int dtype, Tensor out, list inputs) except -1:
+    """out = op(*inputs): the inputs have value dtype ``dtype`` and shapes that broadcast to
+    out's (right-aligned). Releases the GIL around the kernel."""
+    cdef int nin = len(inputs), a, i
+    cdef int nargs = nin + 1
+    cdef int ndim = out._ndim
+    cdef char* ptrs[kMaxArgs]
+    cdef int64_t strides[kMaxArgs * kMaxDims]
+    cdef Tensor x
+    cdef int rc
+    if nargs > kMaxArgs:
+        raise ValueError(f"elementwise op {op}: too many operands ({nin})")
+    for a in range(nin):
+        x = inputs[a]
+        ptrs[a] = x._data
+        broadcast_strides(x, ndim, out._dims, &strides[a * ndim])
+    ptrs[nin] = out._data
+    for i in range(ndim):
+        strides[nin * ndim + i] = out._strides[i]
+    if out._size < NOGIL_MIN_ELEMENTS:
+        rc = ew_run(op, dtype, nargs, ptrs, ndim, out._dims, strides)
+    else:
+        with nogil:
+            rc = ew_run(op, dtype, nargs, ptrs, ndim, out._dims, strides)
+    if rc != 0:
+        raise TypeError(f"elementwise op {op} has no kernel for {_DTYPE_OBJ[dtype]}")
+    return 0
+
+
+def convert_into(Tensor out, Tensor src):
+    """out[...] = src converted to out's dtype, src broadcasting to out.shape."""
+    cdef char* ptrs[2]
+    cdef int64_t strides[2 * kMaxDims]
+    cdef int ndim = out._ndim, i, rc
+    broadcast_strides(src, ndim, out._dims, strides)     # (checks the shapes)
+    for i in range(ndim):
+        strides[ndim + i] = out._strides[i]
+    ptrs[0] = src._data
+    ptrs[1] = out._data
+    if src._dtype == out._dtype and src._ndim == ndim:
+        if out._size < NOGIL_MIN_ELEMENTS:
+            copy_strided(dtype_itemsize(out._dtype), ndim, out._dims, src._data, strides,
+                         out._data, &strides[ndim])
+            return
+        with nogil:
+            copy_strided(dtype_itemsize(out._dtype), ndim, out._dims, src._data, strides,
+                         out._data, &strides[ndim])
+        return
+    if out._size < NOGIL_MIN_ELEMENTS:
+        rc = ew_convert(src._dtype, out._dtype, ptrs, ndim, out._dims, strides)
+    else:
+        with nogil:
+            rc = ew_convert(src._dtype, out._dtype, ptrs, ndim, out._dims, strides)
+    if rc != 0:
+        raise TypeError(f"no conversion from {_DTYPE_OBJ[src._dtype]} to "
+                        f"{_DTYPE_OBJ[out._dtype]}")
+
+
 cdef object _binop_scalar(Tensor x, object b, int slot, bint scalar_first):
     """x <op> b (or b <op> x) for a weak Python scalar b that fits x's dtype, on
     C-contiguous untiled x; None when the operator has no fast entry for the dtype."""
@@ -63,8 +131,7 @@ cdef object _binop_scalar(Tensor x, object b, int slot, bint scalar_first):
     sizes[xi] = dtype_itemsize(x._dtype)
     sizes[1 - xi] = 0
     sizes[2] = dtype_itemsize(od)
-    with nogil:
-        ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+    run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
     return out
 
 
@@ -220,8 +287,7 @@ cdef object _binop_fast(object a, object b, int slot):
             sizes[0] = dtype_itemsize(x._dtype)
             sizes[1] = sizes[0]
             sizes[2] = dtype_itemsize(od)
-            with nogil:
-                ew_run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
+            run_contiguous(op, x._dtype, 3, ptrs, sizes, x._size)
             return out
         return _binop_general(x, y, slot, False)
     if _weak_scalar_fits(x._dtype, b):
@@ -383,16 +449,14 @@ def unary_contiguous(object a, tuple per_dtype):
         ptrs[0] = x._data
         ptrs[1] = out._data
         sizes[1] = dtype_itemsize(od)
-        with nogil:
-            ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
+        run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
         return out
     out = _alloc_like_shape(od, x)
     ptrs[0] = x._data
     ptrs[1] = out._data
     sizes[0] = dtype_itemsize(x._dtype)
     sizes[1] = dtype_itemsize(od)
-    with nogil:
-        ew_run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
+    run_contiguous(op, x._dtype, 2, ptrs, sizes, x._size)
     return out
 
 

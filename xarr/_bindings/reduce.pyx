@@ -8,7 +8,7 @@ axes, which dtype, init values) are xarr/_ops/reduction.py's.
 
 from libc.stdint cimport int64_t
 
-from xarr._capi cimport dtype_itemsize, kMaxDims, kS64
+from xarr._capi cimport NOGIL_MIN_ELEMENTS, dtype_itemsize, kMaxDims, kS64
 from xarr._tensor cimport (F_TILED, F_WRITEABLE, Tensor, alloc_tensor, as_strided,
                            buffers_overlap)
 
@@ -50,9 +50,13 @@ cdef int _run_kernel(int op, Tensor s, const bint* red, const int64_t* dst_strid
                 op in (kReduce_MAX, kReduce_MIN, kReduce_AND, kReduce_OR):
             dims[i] = 1
     try:
-        with nogil:
+        if s._size < NOGIL_MIN_ELEMENTS:
             rc = reduce_run(op, s._dtype, s._data, s._ndim, dims, s._strides, dst_strides,
                             out._data)
+        else:
+            with nogil:
+                rc = reduce_run(op, s._dtype, s._data, s._ndim, dims, s._strides,
+                                dst_strides, out._data)
     except MemoryError:
         what = "a tensor" if axes is None else f"axes {axes} of a tensor"
         raise MemoryError(f"reduce {REDUCE_NAMES[op]}: reducing {what} of shape "
