@@ -631,3 +631,26 @@ def test_asarray_copy_keeps_a_dense_layout_like_numpy_order_k():
     np.testing.assert_array_equal(np.asarray(v), m[:, ::2])
     assert xa.asarray(m, copy=True).layout == xa.Layout((2, 1, 0))
     assert xa.asarray(m).copy().layout == xa.Layout((2, 1, 0))   # ndarray.copy(): 'C'
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=NAMES)
+def test_tolist_of_1d_views_gives_numpy_values_and_types(dtype):
+    """1-D f64 / f32 / s64 / s32 / pred tensors are read in place (tolist_1d), the rest
+    through NumPy: the same values and Python types as NumPy's tolist, for contiguous,
+    reversed, strided and empty views and the specials; item() likewise."""
+    a = np.array([0, 1, -2, 3, 7, 5, 1, 0, 2], dtype=np.int64).astype(dtype)
+    if np.dtype(dtype).kind == "f" and dtype != BF16:
+        a[:3] = np.array([np.nan, -0.0, np.inf]).astype(dtype)
+    t = xa.asarray(a)
+    for view in (lambda v: v, lambda v: v[::-1], lambda v: v[1::3], lambda v: v[:0]):
+        got, want = view(t).tolist(), view(a).tolist()
+        if dtype == BF16:
+            want = view(a).astype(np.float32).tolist()
+        assert [type(v) for v in got] == [type(v) for v in want]
+        assert np.array_equal(np.array(got, dtype=object), np.array(want, dtype=object)) \
+            or repr(got) == repr(want)
+    for i in (0, 1, 2, 5):  # item() reads in place too (item_in_place)
+        got, want = t[i:i + 1].item(), a[i:i + 1].item()
+        if dtype == BF16:
+            want = float(a[i])
+        assert type(got) is type(want) and repr(got) == repr(want)

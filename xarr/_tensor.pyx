@@ -29,7 +29,7 @@ from libc.string cimport memcpy, memset
 from xarr._capi cimport (NOGIL_MIN_ELEMENTS, aligned_alloc64, aligned_free,
                          cached_memory_bytes, copy_strided, dtype_itemsize, dtype_kind,
                          ew_convert, ew_has_loop, ew_run, ew_run_contiguous, kBF16, kC128, kF16, kF32, kF64, kC64,
-                         kMaxArgs, kMaxDims, kNumDTypes, kPred, kS64, kU64,
+                         kMaxArgs, kMaxDims, kNumDTypes, kPred, kS32, kS64, kU64,
                          release_cached_memory)
 
 import os
@@ -394,6 +394,10 @@ cdef class Tensor(TensorOperators):
         if self._size != 1:
             raise ValueError(f"item(): can only convert a tensor of size 1, "
                              f"got shape {self._shape}")
+        if not (self._flags & F_TILED):
+            v = item_in_place(self)
+            if v is not None:
+                return v
         v = self._single("item")
         k = dtype_kind(self._dtype)            # (NumPy's scalar .item() costs ~0.3 us)
         if k == b'f'[0]:
@@ -414,6 +418,10 @@ cdef class Tensor(TensorOperators):
                               f"elements; as Python objects they need about "
                               f"{_human_bytes(need)}, more than this machine's memory "
                               f"({_human_bytes(_physical_memory())})")
+        if self._ndim == 1 and not (self._flags & F_TILED):
+            short = tolist_1d(self)
+            if short is not None:
+                return short
         return self.__array__().tolist()
 
     def __bool__(self):
