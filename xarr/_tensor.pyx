@@ -632,7 +632,8 @@ cdef int finish_view(Tensor t, int ndim) except -1:
             break
     if size != 0:
         for i in range(ndim):
-            if t._dims[i] > big // size:
+            # (two factors below 2**31 cannot overflow: no division on the common path)
+            if ((t._dims[i] | size) >> 31) and t._dims[i] > big // size:
                 raise ValueError(f"tensor of shape {tuple([t._dims[j] for j in range(ndim)])}"
                                  f" is too big: more than 2**63 - 1 elements")
             size *= t._dims[i]
@@ -642,7 +643,7 @@ cdef int finish_view(Tensor t, int ndim) except -1:
         if t._dims[i] != 1 and t._strides[i] != expect:
             c = False
             break
-        if t._dims[i] > big // expect:
+        if ((t._dims[i] | expect) >> 31) and t._dims[i] > big // expect:
             # more bytes than int64 holds (a broadcast view): no outer stride can match
             for j in range(i):
                 if t._dims[j] != 1:
