@@ -335,6 +335,23 @@ void run_repeated(const Loop& loop, const Plan& p, char* const* ptrs, uint32_t r
   }
 }
 
+// Runs work(begin, end) over work items [0, items) on up to nt threads, each thread one
+// contiguous share (one thread, no parallel region, when there are fewer than 2 items).
+template <class Work>
+void split_items(int nt, int64_t items, const Work& work) {
+  if (items < nt) nt = static_cast<int>(items);
+  if (nt <= 1) {
+    work(0, items);
+    return;
+  }
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const int n = omp_get_num_threads();
+    work(items * t / n, items * (t + 1) / n);
+  }
+}
+
 }  // namespace
 
 template <class Loop>
@@ -357,17 +374,9 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
         std::min(p.dims[inner - 1], std::max<int64_t>(1, kPackBlockBytes / widest / p.dims[inner]));
     const int64_t items =
         rows / p.dims[inner - 1] * ((p.dims[inner - 1] + block_rows - 1) / block_rows);
-    if (items < nt) nt = static_cast<int>(items);
-    if (nt <= 1) {
-      run_packed(loop, p, ptrs, itemsizes, nout, block_rows, 0, items);
-      return;
-    }
-#pragma omp parallel num_threads(nt)
-    {
-      const int t = omp_get_thread_num();
-      const int n = omp_get_num_threads();
-      run_packed(loop, p, ptrs, itemsizes, nout, block_rows, items * t / n, items * (t + 1) / n);
-    }
+    split_items(nt, items, [&](int64_t b, int64_t e) {
+      run_packed(loop, p, ptrs, itemsizes, nout, block_rows, b, e);
+    });
     return;
   }
   if (const uint32_t repeated = repeated_rows(p, transpose, nout)) {
@@ -375,35 +384,18 @@ void run_nary_impl(const Loop& loop, int nargs, char* const* ptrs, int ndim,
     const int64_t block_rows =
         std::min(p.dims[0], std::max<int64_t>(1, kRepeatBlockBytes / (isz * p.dims[1])));
     const int64_t items = (p.dims[0] + block_rows - 1) / block_rows;
-    if (items < nt) nt = static_cast<int>(items);
-    if (nt <= 1) {
-      run_repeated(loop, p, ptrs, repeated, isz, block_rows, 0, items);
-      return;
-    }
-#pragma omp parallel num_threads(nt)
-    {
-      const int t = omp_get_thread_num();
-      const int n = omp_get_num_threads();
-      run_repeated(loop, p, ptrs, repeated, isz, block_rows, items * t / n,
-                   items * (t + 1) / n);
-    }
+    split_items(nt, items, [&](int64_t b, int64_t e) {
+      run_repeated(loop, p, ptrs, repeated, isz, block_rows, b, e);
+    });
     return;
   }
   if (mixed_orders(p) && p.dims[inner] > 1 && p.dims[inner - 1] > 1) {
     const int64_t items = rows / p.dims[inner - 1] *
                           ((p.dims[inner - 1] + kTileRows - 1) / kTileRows) *
                           ((p.dims[inner] + kTileCols - 1) / kTileCols);
-    if (nt <= 1 || items < 2) {
-      run_tiles(loop, p, ptrs, 0, items, transpose);
-      return;
-    }
-    if (items < nt) nt = static_cast<int>(items);
-#pragma omp parallel num_threads(nt)
-    {
-      const int t = omp_get_thread_num();
-      const int n = omp_get_num_threads();
-      run_tiles(loop, p, ptrs, items * t / n, items * (t + 1) / n, transpose);
-    }
+    split_items(nt, items, [&](int64_t b, int64_t e) {
+      run_tiles(loop, p, ptrs, b, e, transpose);
+    });
     return;
   }
   if (nt <= 1) {
