@@ -654,3 +654,9 @@ def test_tolist_of_1d_views_gives_numpy_values_and_types(dtype):
         if dtype == BF16:
             want = float(a[i])
         assert type(got) is type(want) and repr(got) == repr(want)
+    raw = np.zeros(a.nbytes + 1, np.uint8)  # elements off their alignment (odd addresses)
+    odd = raw[1:].view(a.dtype)
+    odd[:] = a
+    t = xa.asarray(odd)
+    assert repr(t.tolist()) == repr(xa.asarray(a).tolist())
+    assert repr(t[3:4].item()) == repr(xa.asarray(a)[3:4].item())

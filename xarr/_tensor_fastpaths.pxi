@@ -113,10 +113,13 @@ def convert_into(Tensor out, Tensor src):
 
 cdef object tolist_1d(Tensor t):
     """t.tolist() of an untiled 1-D t of f64, f32, s64, s32 or pred, read in place (no
-    ndarray in between: 5 f64 elements 0.19 -> 0.1 us); None for other dtypes."""
+    ndarray in between: 5 f64 elements 0.19 -> 0.1 us); None for other dtypes, and for
+    elements not aligned to their size (a view with odd byte strides)."""
     cdef Py_ssize_t i, n = t._dims[0]
     cdef int64_t st = t._strides[0]
     cdef char* p = t._data
+    if ((<uintptr_t>p) | <uintptr_t>st) & <uintptr_t>(dtype_itemsize(t._dtype) - 1):
+        return None
     if t._dtype == kF64:
         return [(<double*>(p + i * st))[0] for i in range(n)]
     if t._dtype == kF32:
@@ -132,8 +135,11 @@ cdef object tolist_1d(Tensor t):
 
 cdef object item_in_place(Tensor t):
     """The Python scalar at an untiled t's first element for f64, f32, s64, s32 or pred
-    (t.item() without a NumPy scalar between: 92 -> 68 ns); None for other dtypes."""
+    (t.item() without a NumPy scalar between: 92 -> 68 ns); None for other dtypes, and
+    for an element not aligned to its size."""
     cdef char* p = t._data
+    if (<uintptr_t>p) & <uintptr_t>(dtype_itemsize(t._dtype) - 1):
+        return None
     if t._dtype == kF64:
         return (<double*>p)[0]
     if t._dtype == kF32:
