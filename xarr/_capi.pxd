@@ -39,6 +39,6 @@ cdef extern from "kernels/relayout/relayout.h" namespace "xarr" nogil:
 
 # Kernels over fewer elements than this run with the GIL held: releasing it and taking it
 # back costs about 40-50 ns, a fifth of a 100-element t.max() (290 -> 210 ns on a Zen 4
-# VM) or x + 1.0. Long kernels release it.
+# VM). Long kernels release it.
 cdef enum:
     NOGIL_MIN_ELEMENTS = 4096
