@@ -1482,3 +1482,4 @@ NOT_FUZZED = {
 # The contraction family's specs live in their own module, which registers them here.
 import fuzz_contraction  # noqa: E402,F401
 import fuzz_everyday  # noqa: E402,F401  (issue 14's everyday functions)
+import fuzz_convolution  # noqa: E402,F401  (issue 15: convolutions)

@@ -312,6 +312,64 @@ def test_narrow_kernels_against_reference(isa, dt):
 
 @pytest.mark.parametrize("isa", ISAS)
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_flat_kernels_against_reference(isa, dt):
+    # The flat kernel (gemm.h: taken when its rows pad less than the regular kernel's)
+    # over row counts around its mr and column counts around its nr.
+    kernel = gemm_kernel(CODE_OF[np.dtype(dt)], CORE.isa_code(isa), flat=True)
+    if kernel is None:
+        pytest.skip(f"{isa} has no flat kernel for {np.dtype(dt).name}")
+    name, mr, nr = kernel
+    rng = np.random.default_rng(17)
+    before = CORE.get_isa()
+    try:
+        CORE.set_isa(isa)
+        for m in (mr, 2 * mr, 8 * mr, 8 * mr + 1):
+            for n in (nr - 1, nr, nr + 1, 3 * nr + 5, 700):
+                for k in (1, 9, 600):
+                    a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+                    for ta, tb in ((xa.asarray(a), xa.asarray(b)),
+                                   (make_tensor(a, "colmajor"), make_tensor(b, "step"))):
+                        r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+                        _close(lax.dot(ta, tb), r, bound, k, dt, dt)
+    finally:
+        CORE.set_isa(before)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_short_wide_and_tall_narrow_products_against_reference(isa, dt):
+    # gemm.cpp run_split: few rows x many columns (the short operand packed once, threads
+    # on their own column blocks) and many rows x few columns; operands also as
+    # overlapping-window views (an implicit-GEMM convolution: m / n dims that are not one
+    # stride, C tiles spanning two of its rows, k in runs), on each ISA and thread count.
+    rng = np.random.default_rng(18)
+    before, threads = CORE.get_isa(), xa.get_num_threads()
+    try:
+        CORE.set_isa(isa)
+        for m, k, n in [(64, 100, 6000), (40, 300, 5000), (15000, 40, 64), (5000, 33, 24)]:
+            a, b = _values(rng, (m, k), dt), _values(rng, (k, n), dt)
+            r, bound = _reference(a, b, (((1,), (0,)), ((), ())), dt)
+            for ta, tb in ((xa.asarray(a), xa.asarray(b)),
+                           (make_tensor(a, "colmajor"), make_tensor(b, "transposed"))):
+                _same_bits_on_1_and_2_threads_and_close(ta, tb, r, bound, k, dt)
+        # windows: x[b, i + t, c] summed against w[t, c, o] (a 1-D convolution)
+        x = _values(rng, (3, 1500, 5), dt)
+        w = _values(rng, (4, 5, 64), dt)
+        xv = np.lib.stride_tricks.sliding_window_view(x, 4, axis=1)   # (3, 1497, 5, 4)
+        r, bound = _reference(xv, w, (((3, 2), (0, 1)), ((), ())), dt)
+        tx = xa.sliding_window_view(xa.asarray(x), 4, axis=1)
+        got = lax.dot_general(tx, xa.asarray(w), (((3, 2), (0, 1)), ((), ())))
+        _close(got, r, bound, 20, dt, dt)
+        got = lax.dot_general(xa.asarray(w), tx, (((0, 1), (3, 2)), ((), ())))
+        r2, bound2 = _reference(w, xv, (((0, 1), (3, 2)), ((), ())), dt)
+        _close(got, r2, bound2, 20, dt, dt)
+    finally:
+        CORE.set_isa(before)
+        xa.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_row_major_panel_packing_against_reference(isa, dt):
     # Large enough for the packed path: row-major A panels (also from unaligned row starts)
     # on each ISA against the float64 reference.

@@ -58,6 +58,7 @@ from xarr._numpy.mathfunctions import (angle, around, deg2rad, degrees, divmod, 
                                        ldexp, modf, nan_to_num, rad2deg, radians, reciprocal,
                                        sinc, spacing, unwrap)
 from xarr._numpy.searching import interp
+from xarr._numpy.windows import convolve, correlate, sliding_window_view
 from xarr._ops.sorting import searchsorted
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)

@@ -13,6 +13,9 @@ from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_e
                                  optimization_barrier, register_custom_call_target, switch,
                                  tuple_, while_loop)
 from xarr._ops.contraction import Precision, dot, dot_general
+from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
+                                   conv_general_dilated, conv_transpose,
+                                   conv_with_general_padding, padtype_to_pads)
 from xarr._ops.elementwise import RoundingMethod, convert_element_type, lax_apply, lax_round
 from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
@@ -70,6 +73,8 @@ __all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
 __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 __all__ += ["dot", "dot_general", "Precision"]
+__all__ += ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
+            "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

@@ -39,6 +39,7 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     cdef cppclass GemmTable:
         GemmMicroKernel kernel[6]
         GemmMicroKernel narrow[6]
+        GemmMicroKernel flat[6]
     int gemm_type_of_code "xarr::gemm_type_of"(int out_dtype)
     bint gemm_reads(int out_dtype, int in_dtype)
     void gemm_run(const GemmProblem& p) except +
@@ -49,16 +50,19 @@ cdef extern from "kernels/gemm/gemm.h" namespace "xarr" nogil:
     GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa)
 
 
-def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False):
+def gemm_kernel(int out_dtype, int isa=-1, bint narrow=False, bint flat=False):
     """(name, mr, nr) of the micro-kernel computing products of dtype code ``out_dtype``
     on ``isa`` (-1: the active one), e.g. ('sgemm_avx2_6x16', 6, 16); with ``narrow``,
-    of the narrow kernel for products of few columns. None if none."""
+    of the narrow kernel for products of few columns; with ``flat``, of the flat kernel
+    for products of few rows (gemm.h). None if none."""
     cdef int ty = gemm_type_of_code(out_dtype)
     if ty < 0:
         return None
     cdef const GemmMicroKernel* k
     if narrow:
         k = &gemm_table(isa).narrow[ty]
+    elif flat:
+        k = &gemm_table(isa).flat[ty]
     else:
         k = &gemm_table(isa).kernel[ty]
     if k.fn == NULL:

@@ -26,6 +26,7 @@ from xarr._bindings.fused import FUSED_CONVERT, FusedKernel
 from xarr._dtypes import CODE_OF
 from xarr._graph import native
 from xarr._graph.ir import Instruction
+from xarr._graph.output_fusion import OUTPUT_FUSIBLE
 from xarr._graph.passes import INPUT_FUSION_MONOIDS, KERNEL_OPS, is_identity
 from xarr._ops.elementwise import lax_apply
 from xarr._ops.structural import broadcast_view, dus_into, slice_key
@@ -258,14 +259,14 @@ def _output_fusion_step(i):
     """kind=kOutput: the GEMM, then the fused elementwise program over its result, one
     step (one kernel). Returns None when the elementwise part does not lower."""
     fused = i.calls[0]
-    dot = next(x for x in fused.instructions if x.op == "dot_general")
+    dot = next(x for x in fused.instructions if x.op in OUTPUT_FUSIBLE)
     number = len(i.operands)
     try:
         plan = KernelPlan(_OutputPart(fused, dot, number), [i.type])
     except LoweringError:
         return None
     kernel = plan.kernel
-    impl, attrs = REGISTRY["dot_general"].impl, dict(dot.attrs)
+    impl, attrs = REGISTRY[dot.op].impl, dict(dot.attrs)
     ln, rn = (o.attrs["number"] for o in dot.operands)
 
     def step(*xs):

@@ -6,6 +6,10 @@ xarr/_graph/compile.py's ``_output_fusion_step``.
 
 from xarr._graph.ir import Instruction
 
+# The ops whose result an elementwise fusion may take over (each has two operands and its
+# registry row's impl computes it: compile.py _output_fusion_step).
+OUTPUT_FUSIBLE = ("dot_general", "conv_general_dilated")
+
 
 def fuse_into_dots(comp):
     """kind=kOutput (XLA's output fusion): a dot_general read only by one single-output
@@ -25,7 +29,7 @@ def fuse_into_dots(comp):
             continue
         fused = f.calls[0]
         for k, d in enumerate(f.operands):
-            if d.op != "dot_general" or len(users[d]) != 1 or d.dims != f.dims or \
+            if d.op not in OUTPUT_FUSIBLE or len(users[d]) != 1 or d.dims != f.dims or \
                     d.type.m2m is not None or f.operands.count(d) != 1 or \
                     any(o.is_tuple for o in d.operands):
                 continue
@@ -59,7 +63,7 @@ def _move_dot_into(f, k, d, param):
         fused.parameters.append(p)
         f.operands.append(x)
         front.append(p)
-    dot = Instruction("dot_general", front, d.type, dict(d.attrs), (), fused)
+    dot = Instruction(d.op, front, d.type, dict(d.attrs), (), fused)
     dot.name = d.name
     for i in fused.instructions:
         i.operands = [dot if o is param else o for o in i.operands]

@@ -188,6 +188,37 @@ template <class T, class S> inline T convert_in(S v) {
 using PackFn = void (*)(void* dst, int mr, int rows, int64_t kc, const char* base,
                         const int64_t* row_off, const int64_t* k_off);
 
+#if defined(__SSE2__)
+// Copies 4-byte (or 8-byte) elements of `rows` rows (at rp[r]) for k steps [p, p + 4) (or
+// [p, p + 2)), contiguous in each row from offset ko, into dst[(p + i) * mr + r]: blocks of
+// 4 x 4 (2 x 2) transposed in registers. Returns the rows done (a multiple of 4 / 2).
+inline int transpose_steps(float* dst, int mr, int rows, const char* const* rp, int64_t ko) {
+  int r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    __m128 x0 = _mm_loadu_ps(reinterpret_cast<const float*>(rp[r] + ko));
+    __m128 x1 = _mm_loadu_ps(reinterpret_cast<const float*>(rp[r + 1] + ko));
+    __m128 x2 = _mm_loadu_ps(reinterpret_cast<const float*>(rp[r + 2] + ko));
+    __m128 x3 = _mm_loadu_ps(reinterpret_cast<const float*>(rp[r + 3] + ko));
+    _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+    _mm_storeu_ps(dst + r, x0);
+    _mm_storeu_ps(dst + mr + r, x1);
+    _mm_storeu_ps(dst + 2 * mr + r, x2);
+    _mm_storeu_ps(dst + 3 * mr + r, x3);
+  }
+  return r;
+}
+inline int transpose_steps(double* dst, int mr, int rows, const char* const* rp, int64_t ko) {
+  int r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const __m128d x0 = _mm_loadu_pd(reinterpret_cast<const double*>(rp[r] + ko));
+    const __m128d x1 = _mm_loadu_pd(reinterpret_cast<const double*>(rp[r + 1] + ko));
+    _mm_storeu_pd(dst + r, _mm_unpacklo_pd(x0, x1));
+    _mm_storeu_pd(dst + mr + r, _mm_unpackhi_pd(x0, x1));
+  }
+  return r;
+}
+#endif
+
 template <class S, class T>
 void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
                 const int64_t* row_off, const int64_t* k_off) {
@@ -204,10 +235,68 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
     for (int64_t p = 0; p < kc; ++p) {
       const S* src = reinterpret_cast<const S*>(rp[0] + k_off[p]);
       T* d = dst + p * mr;
-      for (int r = 0; r < mr; ++r) d[r] = convert_in<T>(src[r]);
+      if constexpr (std::is_same_v<S, T>) {
+        std::memcpy(d, src, mr * sizeof(T));
+      } else {
+        for (int r = 0; r < mr; ++r) d[r] = convert_in<T>(src[r]);
+      }
     }
     return;
   }
+  // Rows in a few contiguous runs (a panel of B crossing the end of an image row in an
+  // implicit-GEMM convolution: columns 40..53 of one row, 0..17 of the next): each run is
+  // copied as a contiguous piece per k step.
+  int run_start[kMaxRows + 1], runs = 0;
+  for (int r = 0; r < rows; ++r)
+    if (r == 0 || row_off[r] - row_off[r - 1] != es) run_start[runs++] = r;
+  run_start[runs] = rows;
+  if (runs * 4 <= rows) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const int64_t ko = k_off[p];
+      T* d = dst + p * mr;
+      for (int q = 0; q < runs; ++q) {
+        const S* src = reinterpret_cast<const S*>(rp[run_start[q]] + ko);
+        T* to = d + run_start[q];
+        const int len = run_start[q + 1] - run_start[q];
+        if constexpr (std::is_same_v<S, T>) {
+          std::memcpy(to, src, len * sizeof(T));
+        } else {
+          for (int i = 0; i < len; ++i) to[i] = convert_in<T>(src[i]);
+        }
+      }
+      for (int r = rows; r < mr; ++r) d[r] = T(0);
+    }
+    return;
+  }
+#if defined(__SSE2__)
+  // Rows contiguous along k, in runs (a row-major A; an NHWC convolution's window rows,
+  // contiguous over (kw, channels) and broken at each kh): steps of 4 (f32) or 2 (f64) k
+  // indices within a run are transposed in registers (46656 x 64 x 576 NHWC convolution
+  // on a Zen 4 VM: 26.2 -> 19.9 ms); the rest element by element.
+  if constexpr (std::is_same_v<S, T> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    constexpr int64_t kStep = 16 / sizeof(T);
+    int64_t p = 0;
+    while (p < kc) {
+      int64_t end = p + 1;  // the run [p, end)
+      while (end < kc && k_off[end] - k_off[end - 1] == es) ++end;
+      for (; p + kStep <= end; p += kStep) {
+        T* d = dst + p * mr;
+        const int done = transpose_steps(d, mr, rows, rp, k_off[p]);
+        for (int64_t i = 0; i < kStep; ++i) {
+          for (int r = done; r < rows; ++r)
+            d[i * mr + r] = *reinterpret_cast<const S*>(rp[r] + k_off[p] + i * es);
+          for (int r = rows; r < mr; ++r) d[i * mr + r] = T(0);
+        }
+      }
+      for (; p < end; ++p) {
+        T* d = dst + p * mr;
+        for (int r = 0; r < rows; ++r) d[r] = *reinterpret_cast<const S*>(rp[r] + k_off[p]);
+        for (int r = rows; r < mr; ++r) d[r] = T(0);
+      }
+    }
+    return;
+  }
+#endif
   if (k_unit) {  // row-major source: stream each row, scatter into the panel (L1-resident)
     for (int r = 0; r < rows; ++r) {
       const S* src = reinterpret_cast<const S*>(rp[r] + k_off[0]);
@@ -472,6 +561,14 @@ struct Driver {
     k.set(p.k, p.nk);
     const GemmMicroKernel& narrow = t.narrow[ty];
     if (narrow.fn && n.total <= narrow.nr) uk = narrow;
+    // The flat kernel where it pads the product at least 4% less (64 x N: 8 tiles of 8 rows
+    // instead of 6 of 12; the interior GEMM of a 16x64x56x56 3x3 NCHW convolution on a
+    // Zen 4 VM: 21.1 -> 18.9 ms)
+    const GemmMicroKernel& flat = t.flat[ty];
+    auto padded = [&](const GemmMicroKernel& q) {
+      return static_cast<double>(round_up(m.total, q.mr)) * round_up(n.total, q.nr);
+    };
+    if (flat.fn && uk.fn == t.kernel[ty].fn && padded(flat) < 0.96 * padded(uk)) uk = flat;
     pack_a = pack_fn<T>(p.dtype_a);
     pack_b = pack_fn<T>(p.dtype_b);
     if (!pack_a || !pack_b)
@@ -524,6 +621,87 @@ struct Driver {
     return balanced(n.total, blk.nc, uk.nr) / uk.nr * b_panel_bytes(std::min(blk.kc, k.total));
   }
 
+  // product()'s k block: K in equal blocks of at most KC (576 with KC = 512 runs as
+  // 2 x 288, not 512 + 64: a whole pass over C for a ninth of the work), a multiple of 8
+  // and of the kernel's k group.
+  int64_t k_block() const { return balanced(k.total, blk.kc, std::max(8, uk.a_group)); }
+
+  // The panels of A (is_b false) or B packed whole, for every k block: panel ip of k
+  // block q at dst + (q * panels + ip) * (a or b)_panel_bytes(k_block()).
+  void pack_all(bool is_b, const char* src, char* dst) const {
+    const int tile = is_b ? uk.nr : uk.mr;
+    const DimList& rows_of = is_b ? n : m;
+    const int64_t R = rows_of.total, K = k.total, KCb = k_block();
+    const int64_t panels = (R + tile - 1) / tile;
+    const int64_t step = is_b ? b_panel_bytes(KCb) : a_panel_bytes(KCb);
+    int64_t koff[kMaxK], roff[64];
+    for (int64_t pc = 0; pc < K; pc += KCb) {
+      const int64_t kc = std::min(KCb, K - pc);
+      k.offsets(pc, kc, is_b ? 1 : 0, koff);
+      for (int64_t ip = 0; ip < panels; ++ip) {
+        const int rows = static_cast<int>(std::min<int64_t>(tile, R - ip * tile));
+        rows_of.offsets(ip * tile, rows, is_b ? 1 : 0, roff);
+        (is_b ? pack_b : pack_a)(dst + (pc / KCb * panels + ip) * step, tile, rows, kc, src,
+                                 roff, koff);
+      }
+    }
+  }
+
+  // Rows (is_b false) or columns per block of the tall / wide paths, so that a thread's
+  // packed block (kc x that many) stays in half of L2.
+  int64_t l2_block(bool is_b) const {
+    const int64_t bytes = is_b ? b_panel_bytes(k_block()) : a_panel_bytes(k_block());
+    return std::max<int64_t>(1, cache_sizes().l2 / 2 / bytes) * (is_b ? uk.nr : uk.mr);
+  }
+
+  // Short, wide products (M within one MC block, many columns: an NCHW implicit-GEMM
+  // convolution, 64 output channels x 46656 output pixels x 576) and tall, narrow ones
+  // (N within one NC block, many rows: the NHWC one, 46656 x 64 x 576). BLIS's loops
+  // would pack a long B (or A) block that leaves L2 and is then read by only M / MR (or
+  // N / NR) micro-panels, or that both threads pack into and read across cores with a
+  // barrier per block: its packing stalls. Here the short operand is packed once, and
+  // each thread takes its own blocks of the long one, packing them into its own L2.
+  // Returns 0 (no), 1 (wide: B split), 2 (tall: A split).
+  int split_path(int nt) const {
+    const int64_t M = m.total, N = n.total;
+    const int64_t threads = std::max(nt, 1);
+    if (M <= blk.mc && N >= 2 * threads * l2_block(true)) return 1;
+    if (N <= blk.nc && N <= 4 * uk.nr && M >= 2 * threads * l2_block(false)) return 2;
+    return 0;
+  }
+
+  void run_split(const std::vector<int64_t>& boff_a, const std::vector<int64_t>& boff_b,
+                 const std::vector<int64_t>& boff_c, int nt, bool wide) const {
+    const int64_t KCb = k_block(), kblocks = (k.total + KCb - 1) / KCb;
+    const int64_t long_total = wide ? n.total : m.total, block = l2_block(wide);
+    const int64_t short_panels = wide ? (m.total + uk.mr - 1) / uk.mr
+                                      : (n.total + uk.nr - 1) / uk.nr;
+    const int64_t blocks = (long_total + block - 1) / block;
+    Buffer shared(kblocks * short_panels * (wide ? a_panel_bytes(KCb) : b_panel_bytes(KCb)));
+    std::vector<Buffer> own;
+    for (int t = 0; t < nt; ++t)
+      own.emplace_back(block / (wide ? uk.nr : uk.mr) *
+                       (wide ? b_panel_bytes(KCb) : a_panel_bytes(KCb)));
+    for (int64_t bi = 0; bi < batch.total; ++bi) {
+      const char* a = p.a + boff_a[bi];
+      const char* b = p.b + boff_b[bi];
+      char* packed = static_cast<char*>(shared.p);
+      pack_all(!wide, wide ? a : b, packed);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+      for (int64_t jb = 0; jb < blocks; ++jb) {
+        Part part;
+        const int64_t lo = jb * block, hi = std::min(long_total, lo + block);
+        char* mine = static_cast<char*>(own[omp_get_thread_num()].p);
+        if (wide) {
+          part.n_lo = lo, part.n_hi = hi, part.a_packed = packed;
+        } else {
+          part.m_lo = lo, part.m_hi = hi, part.b_packed = packed;
+        }
+        product(a, b, p.c + boff_c[bi], mine, mine, 0, 1, false, part);
+      }
+    }
+  }
+
   void zero_c(char* c) const {
     std::vector<int64_t> roff(m.total), coff(n.total);
     m.offsets(0, m.total, 2, roff.data());
@@ -532,68 +710,120 @@ struct Driver {
       for (int64_t j = 0; j < n.total; ++j) *reinterpret_cast<T*>(c + roff[i] + coff[j]) = T(0);
   }
 
-  // One product (one batch item) on a team of nt threads (team = inside a parallel region
-  // with every thread calling) or alone. apack / bpack: the (shared, for a team) buffers.
+  // A share of one product for product(): rows [m_lo, m_hi) and columns [n_lo, n_hi)
+  // (hi < 0: to the end). a_packed / b_packed: that operand packed whole by pack_all (then
+  // its rows fit one MC / NC block).
+  struct Part {
+    int64_t m_lo = 0, m_hi = -1, n_lo = 0, n_hi = -1;
+    const char* a_packed = nullptr;
+    const char* b_packed = nullptr;
+  };
+
+  // One product (one batch item), or a Part of it, on a team of nt threads (team = inside
+  // a parallel region with every thread calling) or alone. apack / bpack: the (shared,
+  // for a team) buffers of the operands not packed already.
   void product(const char* a, const char* b, char* c, char* apack, char* bpack, int tid,
-               int nt, bool team) const {
+               int nt, bool team, const Part& part = Part()) const {
     const int MR = uk.mr, NR = uk.nr;
-    const int64_t M = m.total, N = n.total, K = k.total;
+    const int64_t M = part.m_hi < 0 ? m.total : part.m_hi;
+    const int64_t N = part.n_hi < 0 ? n.total : part.n_hi, K = k.total;
     int64_t ka[kMaxK], kb[kMaxK];
     int64_t row_a[64], row_c[64], col_b[64], col_c[64];
     // Blocks of equal size (a multiple of the tile) rather than full ones and a sliver:
-    // 1024 rows with MC = 510 run as 2 x 512, not 510 + 510 + 4.
-    const int64_t MCb = balanced(M, blk.mc, MR), NCb = balanced(N, blk.nc, NR);
+    // 1024 rows with MC = 510 run as 2 x 512, not 510 + 510 + 4. K likewise (k_block).
+    const int64_t MCb = part.a_packed ? M : balanced(M - part.m_lo, blk.mc, MR);
+    const int64_t NCb = part.b_packed ? N : balanced(N - part.n_lo, blk.nc, NR);
+    const int64_t KCb = k_block();
+    const int64_t a_step = part.a_packed ? a_panel_bytes(KCb) : 0;
+    const int64_t b_step = part.b_packed ? b_panel_bytes(KCb) : 0;
     if (uk.begin) uk.begin();
-    for (int64_t jc = 0; jc < N; jc += NCb) {
+    for (int64_t jc = part.n_lo; jc < N; jc += NCb) {
       const int64_t nc = std::min(NCb, N - jc);
       const int64_t npanels = (nc + NR - 1) / NR;
-      for (int64_t pc = 0; pc < K; pc += blk.kc) {
-        const int64_t kc = std::min(blk.kc, K - pc);
+      for (int64_t pc = 0; pc < K; pc += KCb) {
+        const int64_t kc = std::min(KCb, K - pc);
         k.offsets(pc, kc, 0, ka, 1, kb);
         int64_t lo, hi;
-        split(npanels, tid, nt, &lo, &hi);
-        for (int64_t jp = lo; jp < hi; ++jp) {
-          const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
-          n.offsets(jc + jp * NR, cols, 1, col_b);
-          pack_b(bpack + jp * b_panel_bytes(kc), NR, cols, kc, b, col_b, kb);
-        }
-        team_barrier(team);
-        for (int64_t ic = 0; ic < M; ic += MCb) {
-          const int64_t mc = std::min(MCb, M - ic);
-          const int64_t mpanels = (mc + MR - 1) / MR;
-          split(mpanels, tid, nt, &lo, &hi);
-          for (int64_t ip = lo; ip < hi; ++ip) {
-            const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
-            m.offsets(ic + ip * MR, rows, 0, row_a);
-            pack_a(apack + ip * a_panel_bytes(kc), MR, rows, kc, a, row_a, ka);
+        const char* b_block = bpack;
+        int64_t b_panel = b_panel_bytes(kc);
+        if (part.b_packed) {
+          b_block = part.b_packed + pc / KCb * npanels * b_step;
+          b_panel = b_step;
+        } else {
+          split(npanels, tid, nt, &lo, &hi);
+          for (int64_t jp = lo; jp < hi; ++jp) {
+            const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
+            n.offsets(jc + jp * NR, cols, 1, col_b);
+            pack_b(bpack + jp * b_panel, NR, cols, kc, b, col_b, kb);
           }
           team_barrier(team);
+        }
+        for (int64_t ic = part.m_lo; ic < M; ic += MCb) {
+          const int64_t mc = std::min(MCb, M - ic);
+          const int64_t mpanels = (mc + MR - 1) / MR;
+          const char* a_block = apack;
+          int64_t a_panel = a_panel_bytes(kc);
+          if (part.a_packed) {
+            a_block = part.a_packed + pc / KCb * mpanels * a_step;
+            a_panel = a_step;
+          } else {
+            split(mpanels, tid, nt, &lo, &hi);
+            for (int64_t ip = lo; ip < hi; ++ip) {
+              const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
+              m.offsets(ic + ip * MR, rows, 0, row_a);
+              pack_a(const_cast<char*>(a_block) + ip * a_panel, MR, rows, kc, a, row_a, ka);
+            }
+            team_barrier(team);
+          }
           // The tiles (jp outer, ip inner), split among the team.
           split(npanels * mpanels, tid, nt, &lo, &hi);
           int64_t cur_jp = -1;
           int cols = 0;
+          bool cols_unit = false;  // this column panel's C offsets contiguous
+          int run_lo[65], runs = 0;  // its runs of contiguous columns [run_lo[q], run_lo[q+1])
           for (int64_t it = lo; it < hi; ++it) {
             const int64_t jp = it / mpanels, ip = it % mpanels;
             if (jp != cur_jp) {
               cur_jp = jp;
               cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
               n.offsets(jc + jp * NR, cols, 2, col_c);
+              runs = 0;
+              for (int j = 0; j < cols; ++j)
+                if (j == 0 || col_c[j] - col_c[j - 1] != int64_t{sizeof(T)}) run_lo[runs++] = j;
+              run_lo[runs] = cols;
+              cols_unit = cols == NR && runs == 1;
             }
             const int rows = static_cast<int>(std::min<int64_t>(MR, mc - ip * MR));
-            const char* ap = apack + ip * a_panel_bytes(kc);
-            const char* bp = bpack + jp * b_panel_bytes(kc);
+            const char* ap = a_block + ip * a_panel;
+            const char* bp = b_block + jp * b_panel;
             if (c_direct && rows == MR && cols == NR) {  // one offset serves
               m.offsets(ic + ip * MR, 1, 2, row_c);
               uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs_c, 1, pc > 0);
               continue;
             }
             m.offsets(ic + ip * MR, rows, 2, row_c);
+            if (cols_unit && rows == MR) {  // C's dims not affine, but this tile is
+              // (an implicit-GEMM convolution's output rows): rows evenly spaced
+              const int64_t rs = MR > 1 ? row_c[1] - row_c[0] : 0;
+              bool even = rs % int64_t{sizeof(T)} == 0;
+              for (int r = 2; even && r < MR; ++r) even = row_c[r] - row_c[r - 1] == rs;
+              if (even) {
+                uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs / int64_t{sizeof(T)}, 1, pc > 0);
+                continue;
+              }
+            }
             alignas(64) T tile[kMaxTile];
             uk.fn(kc, ap, bp, tile, NR, 1, false);
             for (int r = 0; r < rows; ++r)
-              for (int j = 0; j < cols; ++j) {
-                T& d = *reinterpret_cast<T*>(c + row_c[r] + col_c[j]);
-                d = pc > 0 ? d + tile[r * NR + j] : tile[r * NR + j];
+              for (int q = 0; q < runs; ++q) {  // (a convolution's tile spans two rows)
+                T* d = reinterpret_cast<T*>(c + row_c[r] + col_c[run_lo[q]]);
+                const T* v = tile + r * NR + run_lo[q];
+                const int len = run_lo[q + 1] - run_lo[q];
+                if (pc > 0) {
+                  for (int j = 0; j < len; ++j) d[j] = d[j] + v[j];
+                } else {
+                  for (int j = 0; j < len; ++j) d[j] = v[j];
+                }
               }
           }
           team_barrier(team);
@@ -852,6 +1082,11 @@ struct Driver {
       run_ksplit(nt);
       return;
     }
+    const int split = split_path(nt);
+    if (split && !(nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 22))) {
+      run_split(boff_a, boff_b, boff_c, nt, split == 1);
+      return;
+    }
     const bool over_batch = nt > 1 && B >= 2 * nt && per_product < (int64_t{1} << 24);
     if (over_batch) {
       std::vector<Buffer> apacks, bpacks;
@@ -950,13 +1185,12 @@ int64_t extent(const GemmDim* dims, int nd) {
   return t;
 }
 
-// Whether the C stride of the dims' linear index is one element (the innermost dim of size
-// > 1 has stride `itemsize` and the others nest over it).
+// Whether the innermost of the dims (of size > 1) has a C stride of one element: then C's
+// rows run along them (an NCHW convolution's output pixels, (n, oh, ow) as m dims).
 bool unit_c(const GemmDim* dims, int nd, int64_t itemsize) {
   DimList l;
   l.set(dims, nd);
-  int64_t step = 0;
-  return l.total > 1 && l.affine(2, &step) && step == itemsize;
+  return l.total > 1 && l.nd > 0 && l.stride[2][l.nd - 1] == itemsize;
 }
 
 template <class T>

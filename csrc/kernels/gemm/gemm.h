@@ -49,11 +49,19 @@
 //     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
 //   * a small C over a long k: k cut into two fixed parts, each part's packed product on
 //     its own thread, the parts added in order (no barriers; thread-count independent).
+//   * a short, wide product (M within one MC block, N of many L2-sized column blocks per
+//     thread: an NCHW convolution, 64 channels x 46656 pixels) or a tall, narrow one (N
+//     of at most 4 NR, many row blocks: NHWC): the short operand packed once; each thread
+//     packs and multiplies its own L2-sized blocks of the long one (no barriers).
 //   * otherwise the five BLIS loops: jc (NC columns of B) > pc (KC of k) > pack B into
 //     NR-wide micro-panels > ic (MC rows of A) > pack A into MR-tall micro-panels > jr > ir:
 //     the micro-kernel multiplies an MR x KC panel of A by a KC x NR panel of B into
 //     registers and adds them to C. MC / KC / NC come from the running CPU's cache sizes
-//     (GemmBlocking below). Edge tiles go through a local MR x NR tile.
+//     (GemmBlocking below), each dim cut into equal blocks. Edge tiles, and tiles of a C
+//     whose dims are not one stride (a convolution's output rows), go through a local
+//     MR x NR tile unless their rows are evenly spaced and their columns contiguous.
+//   * packing reads runs: a panel's rows contiguous in a few runs are copied run by run,
+//     rows contiguous along k (in runs) are transposed 4x4 (f32) / 2x2 (f64) in registers.
 //   * threads: OpenMP over the jr loop (both packs are shared and packed by all threads),
 //     or, for a batch of small products, over the batch (each thread packs its own). Below
 //     kGemmParallelMinFlops one thread runs. The GIL is the caller's business.
@@ -144,6 +152,11 @@ struct GemmTable {
   // Taller, one-vector-wide tiles for products with few columns (n <= nr; 4096 x 8): no
   // padded columns computed. fn == nullptr: the regular kernel serves.
   GemmMicroKernel narrow[kGemmNumTypes];
+  // Flatter, wider tiles (AVX-512: 8 x 48 f32, 8 x 24 f64) taken when their rows pad less
+  // of the product than the regular kernel's (gemm.cpp pick_kernel: 64 rows, an NCHW
+  // convolution's output channels, run as 8 tiles of 8, not 6 of 12 with 8 rows wasted).
+  // fn == nullptr: none.
+  GemmMicroKernel flat[kGemmNumTypes];
   // direct_rows[type][r]: the regular kernel's direct variant for r < mr rows (nullptr:
   // such edge tiles are packed into local panels instead).
   GemmDirectKernelFn direct_rows[kGemmNumTypes][kGemmMaxTileRows] = {};

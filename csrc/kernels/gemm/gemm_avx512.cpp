@@ -1,6 +1,7 @@
 // The AVX-512 GEMM table: 12x32 f32 and 12x16 f64 tiles (24 accumulator registers of 32,
 // like BLIS's Skylake-X kernels), 12x32 s32 (vpmulld), 12x16 s64 (vpmullq, AVX-512DQ).
-// Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns. Complex: 6x16 c64 and
+// Narrow 24x16 f32 / 24x8 f64 tiles for products of few columns; flat 8x48 f32 / 8x24 f64
+// tiles for products whose rows the 12-row tiles would pad (64 rows). Complex: 6x16 c64 and
 // 6x8 c128 tiles on real registers (ukernel_complex). Where the CPU has AVX512-VNNI /
 // AVX512-BF16, the k-grouped int8 and bf16 kernels of gemm_avx512dot.cpp; where it has
 // AMX, the tile kernels of gemm_amx.cpp.
@@ -81,6 +82,8 @@ void fill_gemm_avx512(GemmTable* t) {
   t->kernel[kGemmC128] = complex_kernel<F64x8, 6, 2>("zgemm_avx512_6x8");
   t->narrow[kGemmF32] = vec_kernel<F32x16, 24, 1>("sgemm_avx512_24x16");
   t->narrow[kGemmF64] = vec_kernel<F64x8, 24, 1>("dgemm_avx512_24x8");
+  t->flat[kGemmF32] = vec_kernel<F32x16, 8, 3>("sgemm_avx512_8x48");
+  t->flat[kGemmF64] = vec_kernel<F64x8, 8, 3>("dgemm_avx512_8x24");
   fill_direct_rows<F32x16, 12, 2>(t->direct_rows[kGemmF32]);
   fill_direct_rows<F64x8, 12, 2>(t->direct_rows[kGemmF64]);
   t->dot[kGemmF32] = &dot_vec<F32x16>;
