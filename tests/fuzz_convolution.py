@@ -172,3 +172,98 @@ NOT_FUZZED.update({
     "lax.conv_dimension_numbers": "an argument helper (not an op): test_convolution",
     "lax.padtype_to_pads": "an argument helper (not an op): test_convolution",
 })
+
+
+# ------------------------------------------------------------------------ windowed ops
+from test_window import (MONOIDS, grid_of, reference_reduce_window,  # noqa: E402
+                         reference_select_and_scatter, window_cases)
+
+
+def _reduce_window(draw):
+    shape, win, strides, pads, bd, wd, seed = draw(window_cases())
+    name = draw(st.sampled_from(sorted(MONOIDS)))
+    dt = draw(st.sampled_from([np.float32, np.float64, np.int32]))
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(-3, 4, shape) if np.dtype(dt).kind == "i" else
+         rng.standard_normal(shape)).astype(dt)
+    init = dt({"add": 0, "mul": 1, "max": -100, "min": 100}[name])
+    lax_fn, np_fn = MONOIDS[name]
+
+    def call(a):
+        return lax.reduce_window(a, init, lax_fn, win, strides, pads, bd, wd)
+    tx = xa.asarray(x)
+    return Case(run=quiet(lambda: call(tx)),
+                ref=lambda: reference_reduce_window(x, init, lambda a, b: dt(np_fn(a, b)), win,
+                                                    strides, pads, bd, wd),
+                check=close(64), inputs={"x": x, "op": name, "win": win}, traced=(call, [tx]))
+
+
+def _select_and_scatter_case(draw, generic):
+    shape, win, strides, pads, _, _, seed = draw(window_cases())
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, shape).astype(np.float32)
+    grid = grid_of(shape, win, strides, pads, (1,) * len(shape), (1,) * len(shape))
+    src = rng.standard_normal(grid).astype(np.float32)
+    if generic:
+        def call(a, s):
+            return lax.select_and_scatter(a, lambda p, q: lax.ge(p, q), win, strides, pads, s,
+                                          np.float32(0), lambda p, q: lax.add(p, q))
+    else:
+        def call(a, s):
+            return lax.select_and_scatter_add(s, a, lax.ge, win, strides, pads)
+    tx, ts = xa.asarray(x), xa.asarray(src)
+    return Case(run=quiet(lambda: call(tx, ts)),
+                ref=lambda: reference_select_and_scatter(x, src, np.greater_equal, np.add,
+                                                         np.float32(0), win, strides, pads),
+                check=close(64), inputs={"x": x, "src": src, "win": win},
+                traced=(call, [tx, ts]))
+
+
+def _batch_norm(which):
+    def make(draw):
+        rng = np.random.default_rng(draw(st.integers(0, 2 ** 31)))
+        shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+        f = draw(st.integers(0, len(shape) - 1))
+        x = rng.standard_normal(shape)
+        g, b = rng.standard_normal(shape[f]), rng.standard_normal(shape[f])
+        axes = tuple(d for d in range(len(shape)) if d != f)
+        mu, var = x.mean(axes), x.var(axes)
+        eps = 1e-3
+
+        def per(v):
+            return np.expand_dims(v, axes)
+        y = (x - per(mu)) / np.sqrt(per(var) + eps) * per(g) + per(b)
+        if which == "training":
+            def call(p, q, r):
+                return lax.batch_norm_training(p, q, r, eps, f)
+            args, want = (x, g, b), (y, mu, var)
+        elif which == "inference":
+            def call(p, q, r):
+                return lax.batch_norm_inference(p, q, r, xa.asarray(mu), xa.asarray(var), eps,
+                                                f)
+            args, want = (x, g, b), y
+        else:
+            dy = rng.standard_normal(shape)
+            m = x.size / shape[f]
+            c = (dy * (x - per(mu))).sum(axes) / (m * (var + eps))
+            d = dy.sum(axes) / m
+
+            def call(p, q, r):
+                return lax.batch_norm_grad(p, q, xa.asarray(mu), xa.asarray(var), r, eps, f)
+            args = (x, g, dy)
+            want = (per(g) / np.sqrt(per(var) + eps) * (dy - per(d) - per(c) * (x - per(mu))),
+                    (dy * (x - per(mu)) / np.sqrt(per(var) + eps)).sum(axes), dy.sum(axes))
+        ts = [xa.asarray(a) for a in args]
+        return Case(run=lambda: call(*ts), ref=lambda: want, check=close(1e4),
+                    inputs={"shape": shape, "f": f}, traced=(call, ts))
+    return make
+
+
+SPECS.update({
+    "lax.reduce_window": _reduce_window,
+    "lax.select_and_scatter_add": lambda draw: _select_and_scatter_case(draw, False),
+    "lax.select_and_scatter": lambda draw: _select_and_scatter_case(draw, True),
+    "lax.batch_norm_training": _batch_norm("training"),
+    "lax.batch_norm_inference": _batch_norm("inference"),
+    "lax.batch_norm_grad": _batch_norm("grad"),
+})

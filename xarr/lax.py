@@ -16,6 +16,9 @@ from xarr._ops.contraction import Precision, dot, dot_general
 from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                    conv_general_dilated, conv_transpose,
                                    conv_with_general_padding, padtype_to_pads)
+from xarr._ops.normalization import (batch_norm_grad, batch_norm_inference,
+                                     batch_norm_training)
+from xarr._ops.window import reduce_window, select_and_scatter, select_and_scatter_add
 from xarr._ops.elementwise import RoundingMethod, convert_element_type, lax_apply, lax_round
 from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
@@ -75,6 +78,8 @@ __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "
 __all__ += ["dot", "dot_general", "Precision"]
 __all__ += ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
             "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]
+__all__ += ["reduce_window", "select_and_scatter", "select_and_scatter_add",
+            "batch_norm_training", "batch_norm_inference", "batch_norm_grad"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

@@ -846,6 +846,11 @@ def _outline(comp, g, users, root_outputs, rewiring, private=False):
 
 
 # ------------------------------------------------------------------------ driver
+# Ops whose called computations are scalar functions their impls evaluate as traced
+# (reduction.py _vectorized): the pipeline leaves them unfused.
+SCALAR_COMPUTATION_OPS = ("map", "reduce", "reduce_window", "select_and_scatter")
+
+
 def optimize_module(module, root_default=True):
     """The pipeline for a traced module (entry computation and everything it calls)."""
     optimize(module.entry, root_default, entry=True)
@@ -862,7 +867,7 @@ def optimize(comp, root_default=True, entry=False, called=False, pruned=False,
     refer to theirs)."""
     for i in comp.instructions:
         for sub in i.calls:
-            if i.op not in ("map", "reduce"):   # scalar computations stay as traced
+            if i.op not in SCALAR_COMPUTATION_OPS:   # scalar computations stay as traced
                 optimize(sub, root_default=False, called=True)
     n = len(comp.instructions)
     changed = _inline_maps(comp)

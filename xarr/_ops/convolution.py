@@ -42,8 +42,11 @@ import functools
 import math
 import operator
 
+import numpy as np
+
 from xarr import _tensor
 from xarr._bindings.gemm import gemm_computes, gemm_into
+from xarr._bindings.window import depthwise_into
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype
 from xarr._graph.ir import TensorType
 from xarr._ops.contraction import computation_code, normalize_precision, result_code
@@ -314,6 +317,25 @@ def _conv_regions(lhs, rhs, out, attrs):
         gemm_into(ov, lv, rv, lb, lb, lc, rc)
 
 
+def _depthwise(lhs, rhs, out, attrs):
+    """Runs a depthwise convolution (one input feature per group: feature_group_count =
+    input features; f32 / f64; 1-3 spatial dims) on the window family's kernel, which
+    slides the filter along output rows (NCHW) or runs over features (NHWC) instead of
+    one GEMM of a single column per group. Returns whether it did."""
+    lspec, rspec, ospec = attrs["dimension_numbers"]
+    n = len(lspec) - 2
+    if rhs.shape[rspec[1]] != 1 or attrs["feature_group_count"] != lhs.shape[lspec[1]] or \
+            attrs["batch_group_count"] != 1 or not 1 <= n <= 3 or \
+            lhs.dtype not in (np.float32, np.float64) or lhs.dtype != out.dtype:
+        return False
+    geometry = [(rhs.shape[rspec[2 + d]], attrs["window_strides"][d], attrs["padding"][d][0],
+                 attrs["lhs_dilation"][d], attrs["rhs_dilation"][d]) for d in range(n)]
+    rs = (rspec[0],) + tuple(rspec[2:])
+    depthwise_into(out, lhs, rhs, (lspec, rs, ospec), geometry,
+                   rhs.shape[rspec[0]] // max(1, lhs.shape[lspec[1]]))
+    return True
+
+
 def _product(lists):
     if not lists:
         yield ()
@@ -333,7 +355,9 @@ def _conv_impl(lhs, rhs, **attrs):
             x = x.astype(DTYPES[code])
         operands.append(x)
     out = _tensor.empty(rtype.dims, code)
-    if all(rtype.dims):
+    if all(rtype.dims) and _depthwise(operands[0], operands[1], out, attrs):
+        pass
+    elif all(rtype.dims):
         _conv_regions(operands[0], operands[1], out, attrs)
     if code == rtype.code:
         return out

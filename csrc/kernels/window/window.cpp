@@ -1,0 +1,217 @@
+// The window family's driver (window.h): picks the row dim, splits rows over threads and
+// runs the active ISA's row kernels; select_and_scatter_add runs here (its scatter order
+// is what makes it deterministic, not its arithmetic).
+#include "kernels/window/window.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/threading.h"
+
+namespace xarr {
+
+namespace {
+
+const WindowTable& window_table() {
+  static const KernelTables<WindowTable> t(XARR_ISA_FILLS(WindowTable, fill_window));
+  return t.active();
+}
+
+// Runs rows [0, rows) as nt contiguous parts; work ~ elements touched, for the threshold.
+template <class Fn>
+void split_rows(int64_t rows, double work, Fn fn) {
+  int nt = get_num_threads();
+  if (work < static_cast<double>(kParallelMinElements) || rows < 2) nt = 1;
+  nt = static_cast<int>(std::min<int64_t>(nt, rows));
+  parallel_for(nt, nt, [&](int64_t t) { fn(rows * t / nt, rows * (t + 1) / nt); });
+}
+
+// Moves dim `from` of each of the per-dim arrays to the end (the row dim).
+template <class... A>
+void move_last(int n, int from, A*... arrays) {
+  (std::rotate(arrays + from, arrays + from + 1, arrays + n), ...);
+}
+
+int innermost(const int64_t* out_stride, const WindowDim* dim, int n) {
+  int best = n - 1;
+  for (int d = 0; d < n; ++d)
+    if (dim[d].out > 1 && std::llabs(out_stride[d]) < std::llabs(out_stride[best])) best = d;
+  return best;
+}
+
+}  // namespace
+
+int reduce_window_run(const ReduceWindowProblem& prob) {
+  ReduceWindowProblem p = prob;
+  if (p.ndim == 0) {   // a scalar: the window of one element
+    p.ndim = 1;
+    p.dim[0] = WindowDim{};
+    p.in_stride[0] = p.out_stride[0] = dtype_itemsize(p.dtype);
+  }
+  int64_t total = 1, window = 1;
+  for (int d = 0; d < p.ndim; ++d) {
+    total *= p.dim[d].out;
+    window *= p.dim[d].size;
+  }
+  if (total == 0) return 0;
+  move_last(p.ndim, innermost(p.out_stride, p.dim, p.ndim), p.dim, p.in_stride, p.out_stride);
+  const int64_t rows = total / p.dim[p.ndim - 1].out;
+  const WindowTable& t = window_table();
+  int status = 0;
+  split_rows(rows, static_cast<double>(total) * window, [&](int64_t lo, int64_t hi) {
+    if (t.reduce_rows(p, lo, hi)) status = 1;
+  });
+  return status;
+}
+
+int depthwise_run(const DepthwiseProblem& prob) {
+  DepthwiseProblem p = prob;
+  const int n = p.nspatial;
+  if (n < 1 || n > 3 || (p.dtype != kF32 && p.dtype != kF64)) return 1;
+  int64_t positions = 1, taps = 1;
+  for (int d = 0; d < n; ++d) {
+    positions *= p.dim[d].out;
+    taps *= p.dim[d].size;
+  }
+  if (positions * p.batch * p.out_feat == 0) return 0;
+  const int64_t es = dtype_itemsize(p.dtype);
+  const bool ci = p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
+  if (!ci) move_last(n, innermost(p.out_s, p.dim, n), p.dim, p.in_s, p.w_s, p.out_s);
+  const int64_t rows = ci ? p.batch * positions
+                          : p.batch * p.out_feat * (positions / p.dim[n - 1].out);
+  const WindowTable& t = window_table();
+  split_rows(rows, static_cast<double>(positions) * p.batch * p.out_feat * taps,
+             [&](int64_t lo, int64_t hi) { t.depthwise_rows(p, lo, hi); });
+  return 0;
+}
+
+// ------------------------------------------------------------------ select and scatter
+namespace {
+
+template <class C> inline bool prefer(int select, C a, C b) {
+  switch (select) {
+    case kSelectGe: return a >= b;
+    case kSelectGt: return a > b;
+    case kSelectLe: return a <= b;
+    default: return a < b;
+  }
+}
+
+// Dims a window never crosses (size 1, stride 1, no padding or dilation): independent
+// slices, which threads split. The others are walked window by window in order.
+template <class T>
+void select_scatter_typed(const SelectScatterProblem& p) {
+  using C = typename TypeInfo<T>::compute;
+  const int n = p.ndim;
+  std::vector<int> free_dims, win_dims;
+  for (int d = 0; d < n; ++d) {
+    const WindowDim& g = p.dim[d];
+    const bool free = g.size == 1 && g.stride == 1 && g.pad_lo == 0 && g.base_dil == 1 &&
+                      g.out == g.in;
+    (free ? free_dims : win_dims).push_back(d);
+  }
+  int64_t slices = 1, windows = 1, taps = 1, cells = 1;
+  for (int d : free_dims) slices *= p.dim[d].in;
+  for (int d : win_dims) {
+    windows *= p.dim[d].out;
+    taps *= p.dim[d].size;
+    cells *= p.dim[d].in;
+  }
+  const C init = load(*static_cast<const T*>(p.init));
+  auto slice_offsets = [&](int64_t s, int64_t* op, int64_t* src, int64_t* out) {
+    *op = *src = *out = 0;
+    for (int j = static_cast<int>(free_dims.size()) - 1; j >= 0; --j) {
+      const int d = free_dims[j];
+      const int64_t i = s % p.dim[d].in;
+      s /= p.dim[d].in;
+      *op += i * p.operand_stride[d];
+      *src += i * p.source_stride[d];
+      *out += i * p.out_stride[d];
+    }
+  };
+  const int nw = static_cast<int>(win_dims.size());
+  auto run_slice = [&](int64_t s) {
+    int64_t op0, src0, out0;
+    slice_offsets(s, &op0, &src0, &out0);
+    // out = init over the slice
+    for (int64_t c = 0; c < cells; ++c) {
+      int64_t rest = c, off = out0;
+      for (int j = nw - 1; j >= 0; --j) {
+        const int d = win_dims[j];
+        off += rest % p.dim[d].in * p.out_stride[d];
+        rest /= p.dim[d].in;
+      }
+      *reinterpret_cast<T*>(p.out + off) = store<T>(init);
+    }
+    int64_t o[kWindowMaxDims], k[kWindowMaxDims], idx[kWindowMaxDims];
+    for (int64_t w = 0; w < windows; ++w) {
+      int64_t rest = w, src_off = src0;
+      for (int j = nw - 1; j >= 0; --j) {
+        const int d = win_dims[j];
+        o[j] = rest % p.dim[d].out;
+        rest /= p.dim[d].out;
+        src_off += o[j] * p.source_stride[d];
+      }
+      bool found = false;
+      C best{};
+      int64_t best_op = 0, best_out = 0;
+      for (int64_t q = 0; q < taps; ++q) {    // taps in row-major (lexicographic) order
+        int64_t r = q;
+        bool real = true;
+        for (int j = nw - 1; j >= 0; --j) {
+          const int d = win_dims[j];
+          k[j] = r % p.dim[d].size;
+          r /= p.dim[d].size;
+        }
+        int64_t op_off = op0, out_off = out0;
+        for (int j = 0; j < nw && real; ++j) {
+          const WindowDim& g = p.dim[win_dims[j]];
+          const int64_t x = o[j] * g.stride + k[j] * g.win_dil - g.pad_lo;
+          real = x >= 0 && x <= (g.in - 1) * g.base_dil && x % g.base_dil == 0;
+          idx[j] = real ? x / g.base_dil : 0;
+          op_off += idx[j] * p.operand_stride[win_dims[j]];
+          out_off += idx[j] * p.out_stride[win_dims[j]];
+        }
+        if (!real) continue;
+        const C v = load(*reinterpret_cast<const T*>(p.operand + op_off));
+        if (!found || !prefer(p.select, best, v)) {
+          found = true;
+          best = v;
+          best_op = op_off;
+          best_out = out_off;
+        }
+      }
+      (void)best_op;
+      if (!found) continue;
+      T& d = *reinterpret_cast<T*>(p.out + best_out);
+      const C add = load(*reinterpret_cast<const T*>(p.source + src_off));
+      if constexpr (std::is_same_v<C, bool>) d = store<T>(load(d) || add);
+      else d = store<T>(static_cast<C>(load(d) + add));
+    }
+  };
+  int nt = get_num_threads();
+  if (static_cast<double>(slices) * windows * taps < kParallelMinElements) nt = 1;
+  parallel_for(static_cast<int>(std::min<int64_t>(nt, slices)), slices, run_slice);
+}
+
+}  // namespace
+
+int select_and_scatter_add_run(const SelectScatterProblem& p) {
+  int status = 1;
+  visit_dtype(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = typename TypeInfo<T>::compute;
+    if constexpr (!std::is_same_v<C, c64> && !std::is_same_v<C, c128>) {
+      select_scatter_typed<T>(p);
+      status = 0;
+    }
+  });
+  return status;
+}
+
+}  // namespace xarr

@@ -1,0 +1,96 @@
+// Windowed kernels (seed 004 ReduceWindow, SelectAndScatter, and depthwise Conv): a window
+// slides over the spatial dims of the input; each kernel walks one output row at a time,
+// accumulating whole rows of the input (the row along the output's most contiguous dim),
+// so the inner loop is a vector loop over that row.
+//
+// Geometry of one dim (WindowDim): an output position o covers window taps k < size at
+// position x = o * stride + k * win_dil - pad_lo of the input dilated by base_dil
+// (base_dil - 1 holes between elements); x reads input element x / base_dil when x is a
+// multiple of base_dil in [0, (in - 1) * base_dil], and is padding otherwise.
+//
+// reduce_window_run (ReduceWindow with a monoid): out[o] = init op (op over the window's
+// taps that read real elements): padding and holes are skipped and init enters once, as
+// XLA's CPU backend (and so jax) computes it; the seed's picture of a padded array holding
+// init gives the same whenever init is the op's identity. Worked examples: the seed's, min
+// over windows of 3, stride 2, of [10000, 1000, 100, 10, 1], init +max: VALID -> [100, 1];
+// padding (1, 1) -> windows [pad, 10000, 1000], [1000, 100, 10], [10, 1, pad] -> [1000,
+// 10, 1]; and jax's, add over windows of 2 of [1, 2, 3] with init 10 and padding (1, 1) ->
+// [11, 13, 15, 13].
+// Ops: add, mul, max, min (NaN-propagating), and, or (pred / integers), over every dtype
+// but complex max / min. Returns 0, or 1 for an op the dtype lacks.
+//
+// select_and_scatter_add_run (SelectAndScatter with select ge / gt / le / lt and scatter
+// add): out = init everywhere, then for each window the element that select prefers over
+// every later one in the window (ge: the first maximum) receives + source[window].
+// Padding is never selected; a window of padding only drops its source value.
+//
+// depthwise_run: a convolution whose every output feature reads one input feature
+// (feature_group_count = input features, channel multiplier M = output / input features:
+// output feature f reads input feature f / M), out[b, f, o...] = sum over taps of
+// w[f, k...] * in[b, f / M, x...]; padding and holes are zero. f32 / f64.
+#pragma once
+
+#include <cstdint>
+
+#include "core/isa.h"
+
+namespace xarr {
+
+constexpr int kWindowMaxDims = 16;
+
+enum WindowOp : int {
+  kWindowAdd = 0, kWindowMul, kWindowMax, kWindowMin, kWindowAnd, kWindowOr, kWindowNumOps
+};
+enum WindowSelect : int { kSelectGe = 0, kSelectGt, kSelectLe, kSelectLt };
+
+struct WindowDim {
+  int64_t in = 1, out = 1, size = 1, stride = 1, pad_lo = 0, base_dil = 1, win_dil = 1;
+};
+
+struct ReduceWindowProblem {
+  int op = kWindowAdd, dtype = 0, ndim = 0;
+  const char* in = nullptr;
+  char* out = nullptr;
+  const void* init = nullptr;       // one element of dtype
+  WindowDim dim[kWindowMaxDims];
+  int64_t in_stride[kWindowMaxDims] = {}, out_stride[kWindowMaxDims] = {};  // bytes
+};
+
+struct SelectScatterProblem {
+  int select = kSelectGe, dtype = 0, ndim = 0;
+  const char* operand = nullptr;    // the input shape (dim[d].in)
+  const char* source = nullptr;     // the window grid's shape (dim[d].out)
+  char* out = nullptr;              // the input shape, dense strides given
+  const void* init = nullptr;
+  WindowDim dim[kWindowMaxDims];
+  int64_t operand_stride[kWindowMaxDims] = {}, source_stride[kWindowMaxDims] = {},
+          out_stride[kWindowMaxDims] = {};
+};
+
+struct DepthwiseProblem {
+  int dtype = 0, nspatial = 0;
+  const char* in = nullptr;
+  const char* w = nullptr;
+  char* out = nullptr;
+  int64_t batch = 0, out_feat = 0, multiplier = 1;
+  WindowDim dim[3];
+  int64_t in_sb = 0, in_sf = 0, in_s[3] = {};   // byte strides: batch, feature, spatial
+  int64_t w_sf = 0, w_s[3] = {};                 // output feature, spatial taps
+  int64_t out_sb = 0, out_sf = 0, out_s[3] = {};
+};
+
+// A family table: per ISA, the row kernels (window_kernels.h compiled with the ISA's
+// flags). Each runs rows [lo, hi) of its problem on the calling thread; the driver
+// (window.cpp) splits rows over threads.
+struct WindowTable {
+  int (*reduce_rows)(const ReduceWindowProblem& p, int64_t lo, int64_t hi) = nullptr;
+  int (*depthwise_rows)(const DepthwiseProblem& p, int64_t lo, int64_t hi) = nullptr;
+};
+XARR_DECLARE_ISA_FILLS(WindowTable, fill_window)
+
+// Entry points (threads: get_num_threads(); the GIL is the caller's business).
+int reduce_window_run(const ReduceWindowProblem& p);
+int select_and_scatter_add_run(const SelectScatterProblem& p);
+int depthwise_run(const DepthwiseProblem& p);
+
+}  // namespace xarr

@@ -1,0 +1,316 @@
+// The window family's row kernels (window.h), one copy per ISA: included by window_ref.cpp,
+// window_avx2.cpp and window_avx512.cpp with XARR_ISA_NS set, each compiled with its ISA's
+// flags, so the inner row loops (contiguous or stride-2 over the row) vectorize per ISA.
+// The driver (window.cpp) puts the row dim last and splits rows over threads.
+#pragma once
+
+#ifndef XARR_ISA_NS
+#error "define XARR_ISA_NS before including window_kernels.h"
+#endif
+
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "core/dtype.h"
+#include "kernels/window/window.h"
+
+namespace xarr {
+namespace XARR_ISA_NS {
+namespace window_detail {
+
+template <class C> inline bool nan_of(C v) {
+  if constexpr (std::is_floating_point_v<C>) return v != v;
+  return false;
+}
+
+// The monoid of op OP on compute values (max / min propagate NaN, as XLA's do).
+template <int OP, class C> inline C combine(C a, C b) {
+  if constexpr (OP == kWindowAdd) {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else return static_cast<C>(a + b);
+  } else if constexpr (OP == kWindowMul) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else return static_cast<C>(a * b);
+  } else if constexpr (OP == kWindowMax) {
+    return (nan_of(a) || a > b) ? a : b;
+  } else if constexpr (OP == kWindowMin) {
+    return (nan_of(a) || a < b) ? a : b;
+  } else if constexpr (OP == kWindowAnd) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else return static_cast<C>(a & b);
+  } else {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else return static_cast<C>(a | b);
+  }
+}
+
+template <int OP, class T> constexpr bool defined() {
+  using C = typename TypeInfo<T>::compute;
+  constexpr bool complex = std::is_same_v<C, c64> || std::is_same_v<C, c128>;
+  if constexpr (OP == kWindowMax || OP == kWindowMin) return !complex;
+  if constexpr (OP == kWindowAnd || OP == kWindowOr) return std::is_integral_v<C>;
+  return true;
+}
+
+// The output range [lo, hi) of positions whose tap k reads a real element of a dim
+// without base dilation (x = o * stride + k * win_dil - pad_lo in [0, in)).
+inline void valid_range(const WindowDim& g, int64_t k, int64_t* lo, int64_t* hi) {
+  const int64_t shift = k * g.win_dil - g.pad_lo;    // x = o * stride + shift
+  // smallest o with x >= 0, largest with x <= in - 1
+  int64_t a = shift >= 0 ? 0 : (-shift + g.stride - 1) / g.stride;
+  int64_t top = g.in - 1 - shift;
+  int64_t b = top < 0 ? 0 : top / g.stride + 1;
+  *lo = std::min(a, g.out);
+  *hi = std::max(*lo, std::min(b, g.out));
+}
+
+// Input element (index, true) of tap k at output o of dim g, or (_, false) for padding.
+inline bool tap_index(const WindowDim& g, int64_t o, int64_t k, int64_t* index) {
+  const int64_t x = o * g.stride + k * g.win_dil - g.pad_lo;
+  if (g.base_dil == 1) {   // (no division: this runs once per row and tap)
+    *index = x;
+    return x >= 0 && x < g.in;
+  }
+  if (x < 0 || x > (g.in - 1) * g.base_dil || x % g.base_dil) return false;
+  *index = x / g.base_dil;
+  return true;
+}
+
+// acc[o] = f(acc[o], element of row `src` at tap k) for every output o of inner dim g
+// (src: the input row's first element, stride `is` bytes); pad(o) for padding taps.
+template <class T, class F, class P>
+inline void row_taps(const WindowDim& g, int64_t k, const char* src, int64_t is, F f, P pad) {
+  if (g.base_dil == 1) {
+    int64_t lo, hi;
+    valid_range(g, k, &lo, &hi);
+    for (int64_t o = 0; o < lo; ++o) pad(o);
+    const int64_t first = lo * g.stride + k * g.win_dil - g.pad_lo;
+    if (is == int64_t{sizeof(T)} && hi > lo) {      // element pointer: vector loops
+      const T* s = reinterpret_cast<const T*>(src) + first;
+      const int64_t st = g.stride;
+      if (st == 1) {
+        for (int64_t o = lo; o < hi; ++o) f(o, s[o - lo]);
+      } else if (st == 2) {
+        for (int64_t o = lo; o < hi; ++o) f(o, s[2 * (o - lo)]);
+      } else {
+        for (int64_t o = lo; o < hi; ++o) f(o, s[st * (o - lo)]);
+      }
+    } else {
+      for (int64_t o = lo; o < hi; ++o)
+        f(o, *reinterpret_cast<const T*>(src + (first + (o - lo) * g.stride) * is));
+    }
+    for (int64_t o = hi; o < g.out; ++o) pad(o);
+    return;
+  }
+  for (int64_t o = 0; o < g.out; ++o) {
+    int64_t i;
+    if (tap_index(g, o, k, &i)) f(o, *reinterpret_cast<const T*>(src + i * is));
+    else pad(o);
+  }
+}
+
+// Calls body(offset) for every combination of taps of dims [0, n) that reads real
+// elements at outputs o[0..n): offset = sum of index * stride; and pad() once for each
+// combination that touches padding.
+template <class Body, class Pad>
+inline void outer_taps(const WindowDim* g, const int64_t* o, const int64_t* stride, int n,
+                       Body body, Pad pad) {
+  int64_t k[kWindowMaxDims] = {};
+  for (;;) {
+    int64_t off = 0;
+    bool real = true;
+    for (int d = 0; d < n && real; ++d) {
+      int64_t i;
+      real = tap_index(g[d], o[d], k[d], &i);
+      off += i * stride[d];
+    }
+    if (real) body(off);
+    else pad();
+    int d = n - 1;
+    for (; d >= 0; --d) {
+      if (++k[d] < g[d].size) break;
+      k[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// Row r's output indices o[0..n) (row-major over dims [0, n)).
+inline void row_index(const WindowDim* g, int n, int64_t r, int64_t* o) {
+  for (int d = n - 1; d >= 0; --d) {
+    o[d] = r % g[d].out;
+    r /= g[d].out;
+  }
+}
+
+template <class T, int OP>
+void reduce_rows_typed(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
+  using C = typename TypeInfo<T>::compute;
+  const int L = p.ndim - 1;
+  const WindowDim& inner = p.dim[L];
+  const C init = load(*static_cast<const T*>(p.init));
+  // (an array, not std::vector<C>: vector<bool> has no data())
+  std::unique_ptr<C[]> acc(new C[static_cast<size_t>(inner.out)]);
+  C* a = acc.get();
+  int64_t o[kWindowMaxDims];
+  for (int64_t r = lo; r < hi; ++r) {
+    row_index(p.dim, L, r, o);
+    for (int64_t j = 0; j < inner.out; ++j) a[j] = init;
+    outer_taps(p.dim, o, p.in_stride, L, [&](int64_t off) {
+      for (int64_t k = 0; k < inner.size; ++k)
+        row_taps<T>(inner, k, p.in + off, p.in_stride[L],
+                    [&](int64_t j, T v) { a[j] = combine<OP>(a[j], load(v)); },
+                    [](int64_t) {});
+    }, [] {});
+    char* dst = p.out;
+    for (int d = 0; d < L; ++d) dst += o[d] * p.out_stride[d];
+    if (p.out_stride[L] == int64_t{sizeof(T)}) {
+      T* d = reinterpret_cast<T*>(dst);
+      for (int64_t j = 0; j < inner.out; ++j) d[j] = store<T>(a[j]);
+    } else {
+      for (int64_t j = 0; j < inner.out; ++j)
+        *reinterpret_cast<T*>(dst + j * p.out_stride[L]) = store<T>(a[j]);
+    }
+  }
+}
+
+inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
+  int status = 1;
+  visit_dtype(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    auto run = [&](auto op_tag) {
+      constexpr int OP = decltype(op_tag)::value;
+      if constexpr (defined<OP, T>()) {
+        reduce_rows_typed<T, OP>(p, lo, hi);
+        status = 0;
+      }
+    };
+    switch (p.op) {
+      case kWindowAdd: run(std::integral_constant<int, kWindowAdd>{}); break;
+      case kWindowMul: run(std::integral_constant<int, kWindowMul>{}); break;
+      case kWindowMax: run(std::integral_constant<int, kWindowMax>{}); break;
+      case kWindowMin: run(std::integral_constant<int, kWindowMin>{}); break;
+      case kWindowAnd: run(std::integral_constant<int, kWindowAnd>{}); break;
+      case kWindowOr: run(std::integral_constant<int, kWindowOr>{}); break;
+      default: break;
+    }
+  });
+  return status;
+}
+
+// Depthwise rows. Spatial-inner form (channels_inner false): a row is (b, f, o[0..n-1)),
+// the vector loop runs along the last spatial dim. Channel-inner form (NHWC, multiplier
+// 1, unit feature strides): a row is (b, o[0..n)), the vector loop runs over features.
+template <class T>
+void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_t lo,
+                          int64_t hi) {
+  const int n = p.nspatial;
+  const int64_t F = p.out_feat;
+  int64_t o[3];
+  if (!channels_inner) {
+    const WindowDim& inner = p.dim[n - 1];
+    std::vector<T> acc(static_cast<size_t>(inner.out));
+    T* a = acc.data();
+    int64_t outer = 1;   // rows per (b, f): the outer spatial positions
+    for (int d = 0; d < n - 1; ++d) outer *= p.dim[d].out;
+    for (int64_t r = lo; r < hi; ++r) {
+      row_index(p.dim, n - 1, r % outer, o);
+      const int64_t bf = r / outer, b = bf / F, f = bf % F;
+      const char* in0 = p.in + b * p.in_sb + (f / p.multiplier) * p.in_sf;
+      const char* w0 = p.w + f * p.w_sf;
+      for (int64_t j = 0; j < inner.out; ++j) a[j] = T(0);
+      int64_t k[3] = {0, 0, 0};
+      // taps of the outer spatial dims, each with its filter row
+      for (;;) {
+        int64_t off = 0, woff = 0;
+        bool real = true;
+        for (int d = 0; d < n - 1 && real; ++d) {
+          int64_t i;
+          real = tap_index(p.dim[d], o[d], k[d], &i);
+          off += i * p.in_s[d];
+          woff += k[d] * p.w_s[d];
+        }
+        if (real) {
+          for (int64_t kk = 0; kk < inner.size; ++kk) {
+            const T wv = *reinterpret_cast<const T*>(w0 + woff + kk * p.w_s[n - 1]);
+            row_taps<T>(inner, kk, in0 + off, p.in_s[n - 1],
+                        [&](int64_t j, T v) { a[j] += wv * v; }, [](int64_t) {});
+          }
+        }
+        int d = n - 2;
+        for (; d >= 0; --d) {
+          if (++k[d] < p.dim[d].size) break;
+          k[d] = 0;
+        }
+        if (d < 0) break;
+      }
+      char* dst = p.out + b * p.out_sb + f * p.out_sf;
+      for (int d = 0; d < n - 1; ++d) dst += o[d] * p.out_s[d];
+      for (int64_t j = 0; j < inner.out; ++j)
+        *reinterpret_cast<T*>(dst + j * p.out_s[n - 1]) = a[j];
+    }
+    return;
+  }
+  std::vector<T> acc(static_cast<size_t>(F));
+  T* a = acc.data();
+  int64_t positions = 1;
+  for (int d = 0; d < n; ++d) positions *= p.dim[d].out;
+  for (int64_t r = lo; r < hi; ++r) {
+    const int64_t b = r / positions;
+    row_index(p.dim, n, r % positions, o);
+    for (int64_t f = 0; f < F; ++f) a[f] = T(0);
+    const char* in0 = p.in + b * p.in_sb;
+    int64_t k[3] = {0, 0, 0};
+    for (;;) {
+      int64_t off = 0, woff = 0;
+      bool real = true;
+      for (int d = 0; d < n && real; ++d) {
+        int64_t i;
+        real = tap_index(p.dim[d], o[d], k[d], &i);
+        off += i * p.in_s[d];
+        woff += k[d] * p.w_s[d];
+      }
+      if (real) {
+        const T* x = reinterpret_cast<const T*>(in0 + off);
+        const T* wv = reinterpret_cast<const T*>(p.w + woff);
+        for (int64_t f = 0; f < F; ++f) a[f] += wv[f] * x[f];
+      }
+      int d = n - 1;
+      for (; d >= 0; --d) {
+        if (++k[d] < p.dim[d].size) break;
+        k[d] = 0;
+      }
+      if (d < 0) break;
+    }
+    char* row = p.out + b * p.out_sb;
+    for (int d = 0; d < n; ++d) row += o[d] * p.out_s[d];
+    T* dst = reinterpret_cast<T*>(row);
+    for (int64_t f = 0; f < F; ++f) dst[f] = a[f];
+  }
+}
+
+// Whether the channel-inner form applies (window.h DepthwiseProblem).
+inline bool channels_inner(const DepthwiseProblem& p) {
+  const int64_t es = p.dtype == kF32 ? 4 : 8;
+  return p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
+}
+
+inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
+  const bool ci = channels_inner(p);
+  if (p.dtype == kF32) depthwise_rows_typed<float>(p, ci, lo, hi);
+  else if (p.dtype == kF64) depthwise_rows_typed<double>(p, ci, lo, hi);
+  else return 1;
+  return 0;
+}
+
+inline void fill_table(WindowTable* t) {
+  t->reduce_rows = &reduce_rows;
+  t->depthwise_rows = &depthwise_rows;
+}
+
+}  // namespace window_detail
+}  // namespace XARR_ISA_NS
+}  // namespace xarr

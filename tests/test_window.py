@@ -1,0 +1,343 @@
+"""lax.reduce_window, lax.select_and_scatter(_add) (xarr/_ops/window.py, kernels in
+csrc/kernels/window/) and the batch norm ops (xarr/_ops/normalization.py): against naive
+references written here (a loop over windows and taps, in tap order), the seed's examples,
+random geometry (hypothesis), every ISA, 1 vs 2 threads, eager vs jit vs lazy, HLO text
+and bad arguments.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xarr as xa
+from conftest import make_tensor
+from xarr import lax
+
+CORE = xa._core
+ISAS = CORE.supported_isas()
+
+
+# ------------------------------------------------------------------------ references
+def grid_of(shape, win, strides, pads, bd, wd):
+    out = []
+    for n, w, s, (lo, hi), b, d in zip(shape, win, strides, pads, bd, wd):
+        size = (0 if n == 0 else (n - 1) * b + 1) + lo + hi
+        span = 0 if w == 0 else (w - 1) * d + 1
+        out.append(max(0, (size - span) // s + 1) if size >= span else 0)
+    return tuple(out)
+
+
+def taps_of(o, shape, win, strides, pads, bd, wd):
+    """The (tap, input index) pairs of window o that read real elements, in tap order."""
+    for k in itertools.product(*[range(w) for w in win]):
+        idx = []
+        for d in range(len(shape)):
+            x = o[d] * strides[d] + k[d] * wd[d] - pads[d][0]
+            if x < 0 or x > (shape[d] - 1) * bd[d] or x % bd[d]:
+                break
+            idx.append(x // bd[d])
+        else:
+            yield k, tuple(idx)
+
+
+def reference_reduce_window(x, init, fn, win, strides, pads, bd, wd):
+    """out[o] = fn(... fn(fn(init, x_0), x_1) ...) over the real taps of each window."""
+    grid = grid_of(x.shape, win, strides, pads, bd, wd)
+    out = np.empty(grid, x.dtype)
+    for o in np.ndindex(*grid):
+        acc = init
+        for _, idx in taps_of(o, x.shape, win, strides, pads, bd, wd):
+            acc = fn(acc, x[idx])
+        out[o] = acc
+    return out
+
+
+def reference_select_and_scatter(x, source, select, scatter, init, win, strides, pads):
+    one = (1,) * x.ndim
+    out = np.full(x.shape, init, x.dtype)
+    for o in np.ndindex(*source.shape):
+        best = None
+        for _, idx in taps_of(o, x.shape, win, strides, pads, one, one):
+            if best is None or not select(x[best], x[idx]):
+                best = idx
+        if best is not None:
+            out[best] = scatter(out[best], source[o])
+    return out
+
+
+MONOIDS = {"add": (lax.add, np.add), "max": (lax.max, np.maximum),
+           "min": (lax.min, np.minimum), "mul": (lax.mul, np.multiply)}
+
+
+# ------------------------------------------------------------------------ examples
+def test_seed_examples():
+    x = xa.asarray(np.array([10000, 1000, 100, 10, 1], np.float32))
+    big = np.float32(np.finfo(np.float32).max)
+    np.testing.assert_array_equal(np.asarray(lax.reduce_window(x, big, lax.min, (3,), (2,),
+                                                               "VALID")), [100, 1])
+    np.testing.assert_array_equal(np.asarray(lax.reduce_window(x, big, lax.min, (3,), (2,),
+                                                               ((1, 1),))), [1000, 10, 1])
+    # the seed's 4x6 max over 2x3 windows of stride 2x3
+    m = np.arange(24, dtype=np.float32).reshape(4, 6)
+    got = lax.reduce_window(xa.asarray(m), -np.inf, lax.max, (2, 3), (2, 3), "VALID")
+    np.testing.assert_array_equal(np.asarray(got), [[8, 11], [20, 23]])
+    # overlapping windows both select the 9: scatter add gives 2 + 6
+    out = lax.select_and_scatter_add(xa.asarray(np.array([2.0, 6.0])),
+                                     xa.asarray(np.array([1.0, 9.0, 3.0])), lax.ge, (2,), (1,),
+                                     ((0, 0),))
+    np.testing.assert_array_equal(np.asarray(out), [0, 8, 0])
+
+
+def test_padding_is_skipped_and_init_enters_once_as_in_jax():
+    x = xa.asarray(np.array([1.0, 2.0, 3.0], np.float32))
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(x, np.float32(10), lax.add, (2,), (1,), ((1, 1),))),
+        [11, 13, 15, 13])
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(x, np.float32(10), lax.add, (2,), (1,), ((0, 0),),
+                                     (2,))), [11, 12, 12, 13])
+    # the same through a computation that is not a monoid the kernels know
+    got = lax.reduce_window(x, np.float32(10), lambda a, b: a + b * 1.0, (2,), (1,),
+                            ((1, 1),))
+    np.testing.assert_array_equal(np.asarray(got), [11, 13, 15, 13])
+
+
+# ------------------------------------------------------------------------ properties
+@st.composite
+def window_cases(draw):
+    rank = draw(st.integers(1, 4))
+    shape = tuple(draw(st.integers(0 if rank < 3 else 1, 6)) for _ in range(rank))
+    win = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+    strides = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+    bd = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(rank))
+    wd = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(rank))
+    pads = tuple((draw(st.integers(0, 2)), draw(st.integers(0, 2))) for _ in range(rank))
+    return shape, win, strides, pads, bd, wd, draw(st.integers(0, 2 ** 31))
+
+
+@settings(max_examples=80, deadline=None)
+@given(window_cases(), st.sampled_from(sorted(MONOIDS)),
+       st.sampled_from([np.float32, np.float64, np.int32, np.int8]))
+def test_reduce_window_monoids_against_reference(case, name, dt):
+    shape, win, strides, pads, bd, wd, seed = case
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(-3, 4, shape) if np.dtype(dt).kind == "i" else
+         rng.standard_normal(shape)).astype(dt)
+    init = {"add": 0, "mul": 1, "max": -100, "min": 100}[name]
+    init = dt(init) if np.dtype(dt).kind == "i" else dt(init + 0.5)
+    lax_fn, np_fn = MONOIDS[name]
+    want = reference_reduce_window(x, init, lambda a, b: dt(np_fn(a, b)), win, strides, pads,
+                                   bd, wd)
+    for t in (xa.asarray(x), make_tensor(x, "negstep")):
+        got = np.asarray(lax.reduce_window(t, init, lax_fn, win, strides, pads, bd, wd))
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(window_cases())
+def test_reduce_window_of_a_callable_and_of_two_operands(case):
+    shape, win, strides, pads, bd, wd, seed = case
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    idx = np.arange(x.size, dtype=np.int32).reshape(shape)
+
+    def soft(a, b):      # not a monoid: runs the traced computation over the taps
+        return a * 0.5 + b
+    want = reference_reduce_window(x, 1.0, soft, win, strides, pads, bd, wd)
+    got = lax.reduce_window(xa.asarray(x), 1.0, soft, win, strides, pads, bd, wd)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+
+    def argmax(acc, cur):  # (value, index) pairs: the first maximum
+        take = cur[0] > acc[0]
+        return (lax.select(take, cur[0], acc[0]), lax.select(take, cur[1], acc[1]))
+    vals, inds = lax.reduce_window((xa.asarray(x), xa.asarray(idx)),
+                                   (-np.inf, np.int32(-1)), argmax, win, strides, pads, bd, wd)
+    pairs = np.empty(x.shape, object)
+    for i in np.ndindex(*x.shape):
+        pairs[i] = (x[i], idx[i])
+    want = reference_reduce_window(pairs, (-np.inf, -1),
+                                   lambda a, b: b if b[0] > a[0] else a, win, strides, pads,
+                                   bd, wd)
+    np.testing.assert_array_equal(np.asarray(vals), np.vectorize(lambda p: p[0])(want)
+                                  if want.size else np.zeros(want.shape))
+    np.testing.assert_array_equal(np.asarray(inds), np.vectorize(lambda p: p[1])(want)
+                                  if want.size else np.zeros(want.shape))
+
+
+@settings(max_examples=60, deadline=None)
+@given(window_cases(), st.sampled_from(["ge", "gt", "le", "lt"]))
+def test_select_and_scatter_against_reference(case, select):
+    shape, win, strides, pads, _, _, seed = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, shape).astype(np.float32)        # ties
+    grid = grid_of(shape, win, strides, pads, (1,) * len(shape), (1,) * len(shape))
+    src = rng.standard_normal(grid).astype(np.float32)
+    cmp = {"ge": np.greater_equal, "gt": np.greater, "le": np.less_equal,
+           "lt": np.less}[select]
+    want = reference_select_and_scatter(x, src, cmp, np.add, 0.0, win, strides, pads)
+    got = lax.select_and_scatter_add(xa.asarray(src), xa.asarray(x), select, win, strides,
+                                     pads)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    # the generic path (traced select and scatter computations), scatter max, init -5
+    want = reference_select_and_scatter(x, src, cmp, np.maximum, -5.0, win, strides, pads)
+    lax_cmp = {"ge": lax.ge, "gt": lax.gt, "le": lax.le, "lt": lax.lt}[select]
+    got = lax.select_and_scatter(xa.asarray(x), lambda a, b: lax_cmp(a, b), win, strides,
+                                 pads, xa.asarray(src), np.float32(-5),
+                                 lambda a, b: lax.max(a, b))
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+# ------------------------------------------------------------------------ strategies
+def _pool_input():
+    return np.random.default_rng(7).standard_normal((4, 8, 30, 31)).astype(np.float32)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_every_isa_against_the_reference(isa):
+    x = _pool_input()
+    before = CORE.get_isa()
+    try:
+        CORE.set_isa(isa)
+        for name, (lax_fn, np_fn) in MONOIDS.items():
+            for win, strides, pads in (((1, 1, 2, 2), (1, 1, 2, 2), ((0, 0),) * 4),
+                                       ((1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1),
+                                                                     (1, 1)))):
+                init = {"add": 0, "mul": 1, "max": -np.inf, "min": np.inf}[name]
+                got = lax.reduce_window(xa.asarray(x), np.float32(init), lax_fn, win,
+                                        strides, pads)
+                want = reference_reduce_window(x[:1, :2], np.float32(init), np_fn, win,
+                                               strides, pads, (1,) * 4, (1,) * 4)
+                np.testing.assert_allclose(np.asarray(got)[:1, :2], want, rtol=1e-5,
+                                           atol=1e-6)
+        w = np.random.default_rng(8).standard_normal((8, 1, 3, 3)).astype(np.float32)
+        got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 2), "SAME",
+                                       feature_group_count=8)
+        CORE.set_isa("ref")
+        want = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 2), "SAME",
+                                        feature_group_count=8)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    finally:
+        CORE.set_isa(before)
+
+
+def test_one_and_two_threads_give_the_same_bits():
+    x = np.random.default_rng(9).standard_normal((8, 16, 64, 64)).astype(np.float32)
+    src = np.random.default_rng(10).standard_normal((8, 16, 32, 32)).astype(np.float32)
+    before = xa.get_num_threads()
+    outs = []
+    try:
+        for nt in (1, 2):
+            xa.set_num_threads(nt)
+            outs.append([np.asarray(v) for v in (
+                lax.reduce_window(xa.asarray(x), np.float32(0), lax.add, (1, 1, 3, 3),
+                                  (1, 1, 2, 2), "SAME"),
+                lax.select_and_scatter_add(xa.asarray(src), xa.asarray(x), lax.ge,
+                                           (1, 1, 2, 2), (1, 1, 2, 2), ((0, 0),) * 4))])
+    finally:
+        xa.set_num_threads(before)
+    for a, b in zip(*outs):
+        assert np.array_equal(a, b)
+
+
+def test_jit_lazy_eager_agree_and_hlo_text():
+    x = xa.asarray(_pool_input())
+    src = xa.asarray(np.ones((4, 8, 15, 15), np.float32))
+
+    def pools(p, s):
+        m = lax.reduce_window(p, -np.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        g = lax.select_and_scatter_add(s, p, lax.ge, (1, 1, 2, 2), (1, 1, 2, 2),
+                                       ((0, 0),) * 4)
+        return m, g
+    eager = [np.asarray(v) for v in pools(x, src)]
+    f = xa.jit(pools)
+    for a, b in zip(f(x, src), eager):
+        np.testing.assert_array_equal(np.asarray(a), b)
+    with xa.lazy():
+        lazy = pools(x, src)
+    for a, b in zip(lazy, eager):
+        np.testing.assert_array_equal(np.asarray(a), b)
+    text = f.lower(x, src).as_text()
+    assert "reduce-window(" in text and "window={size=1x1x2x2 stride=1x1x2x2" in text
+    assert "select-and-scatter(" in text
+
+
+# ------------------------------------------------------------------------ batch norm
+def test_batch_norm_follows_the_seed_formulas():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 5, 3, 6))
+    g, b = rng.standard_normal(3), rng.standard_normal(3)
+    eps = 1e-3
+    axes = (0, 1, 3)
+    mu, var = x.mean(axes), x.var(axes)
+
+    def per(v):
+        return v[None, None, :, None]
+    ref = (x - per(mu)) / np.sqrt(per(var) + eps) * per(g) + per(b)
+    y, m, v = lax.batch_norm_training(xa.asarray(x), xa.asarray(g), xa.asarray(b), eps, 2)
+    np.testing.assert_allclose(np.asarray(y), ref, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(m), mu, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(v), var, atol=1e-12)
+    yi = lax.batch_norm_inference(xa.asarray(x), xa.asarray(g), xa.asarray(b),
+                                  xa.asarray(mu), xa.asarray(var), eps, 2)
+    np.testing.assert_allclose(np.asarray(yi), ref, atol=1e-12)
+    dy = rng.standard_normal(x.shape)
+    dx, dg, db = lax.batch_norm_grad(xa.asarray(x), xa.asarray(g), xa.asarray(mu),
+                                     xa.asarray(var), xa.asarray(dy), eps, 2)
+    m_count = x.size / 3
+    c = (dy * (x - per(mu))).sum(axes) / (m_count * (var + eps))
+    d = dy.sum(axes) / m_count
+    np.testing.assert_allclose(np.asarray(dx), per(g) / np.sqrt(per(var) + eps) *
+                               (dy - per(d) - per(c) * (x - per(mu))), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(dg), (dy * (x - per(mu)) /
+                                                np.sqrt(per(var) + eps)).sum(axes), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(db), dy.sum(axes), atol=1e-12)
+    # the gradient is the derivative of sum(dy * y) through the batch statistics
+    def loss(xx):
+        mu_, var_ = xx.mean(axes), xx.var(axes)
+        return (dy * ((xx - per(mu_)) / np.sqrt(per(var_) + eps) * per(g) + per(b))).sum()
+    h = 1e-6
+    for i in [(0, 0, 0, 0), (3, 4, 2, 5), (1, 2, 1, 3)]:
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        assert abs((loss(xp) - loss(xm)) / (2 * h) - np.asarray(dx)[i]) < 1e-6
+
+
+def test_batch_norm_under_jit_matches_eager():
+    rng = np.random.default_rng(12)
+    x = xa.asarray(rng.standard_normal((8, 6, 5, 5)).astype(np.float32))
+    g = xa.asarray(rng.standard_normal(6).astype(np.float32))
+    b = xa.asarray(rng.standard_normal(6).astype(np.float32))
+    f = xa.jit(lambda p, q, r: lax.batch_norm_training(p, q, r, 1e-5, 1))
+    for a, e in zip(f(x, g, b), lax.batch_norm_training(x, g, b, 1e-5, 1)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=2e-5, atol=2e-5)
+
+
+# ------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("call, match", [
+    (lambda: lax.reduce_window(xa.ones((4, 4)), 0.0, lax.add, (2,), (1,), "VALID"),
+     "window_dimensions"),
+    (lambda: lax.reduce_window(xa.ones((4, 4)), 0.0, lax.add, (2, 2), (0, 1), "VALID"),
+     "must be positive"),
+    (lambda: lax.reduce_window(xa.ones((4, 4), dtype=xa.int32), 0.5, lax.add, (2, 2),
+                               (1, 1), "VALID"), "cannot be an operand"),
+    (lambda: lax.reduce_window(xa.ones((4, 4)), 0.0, lax.add, (2, 2), (1, 1), "FULL"),
+     "padding must be"),
+    (lambda: lax.reduce_window(xa.ones((4,), dtype=xa.complex64), np.complex64(0), lax.max,
+                               (2,), (1,), "VALID"), "complex"),
+    (lambda: lax.select_and_scatter_add(xa.ones((3,)), xa.ones((4,)), lax.ge, (2,), (2,),
+                                        ((0, 0),)), "source has shape"),
+    (lambda: lax.batch_norm_training(xa.ones((2, 3)), xa.ones(2), xa.ones(3), 1e-5, 1),
+     "scale must be"),
+    (lambda: lax.batch_norm_training(xa.ones((2, 3)), xa.ones(3), xa.ones(3), 1e-5, 2),
+     "feature_index 2 is out of range"),
+    (lambda: lax.batch_norm_training(xa.ones((2, 3), dtype=xa.int32), xa.ones(3), xa.ones(3),
+                                     1e-5, 1), "floating point"),
+])
+def test_bad_arguments_raise_with_the_values(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

@@ -1,0 +1,178 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: embedsignature=True
+# distutils: language = c++
+"""Binding of the window family (csrc/kernels/window/window.h): reduce_window with a
+monoid, select_and_scatter_add, and depthwise convolution. The shape rules are
+xarr/_ops/window.py's and xarr/_ops/convolution.py's; this module checks the tensors
+against the geometry it is given, fills the kernels' problems (byte strides) and releases
+the GIL. A geometry is one tuple per dim: (size, stride, pad_lo, base_dilation,
+window_dilation).
+"""
+
+from libc.stdint cimport int64_t
+
+from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided
+
+from xarr._dtypes import DTYPES
+
+cdef extern from "kernels/window/window.h" namespace "xarr" nogil:
+    enum:
+        kWindowMaxDims
+    cdef cppclass WindowDim:
+        int64_t size, stride, pad_lo, base_dil, win_dil
+        int64_t in_ "in"
+        int64_t out
+    cdef cppclass ReduceWindowProblem:
+        int op, dtype, ndim
+        const char* in_ "in"
+        char* out
+        const void* init
+        WindowDim dim[16]
+        int64_t in_stride[16]
+        int64_t out_stride[16]
+    cdef cppclass SelectScatterProblem:
+        int select, dtype, ndim
+        const char* operand
+        const char* source
+        char* out
+        const void* init
+        WindowDim dim[16]
+        int64_t operand_stride[16]
+        int64_t source_stride[16]
+        int64_t out_stride[16]
+    cdef cppclass DepthwiseProblem:
+        int dtype, nspatial
+        const char* in_ "in"
+        const char* w
+        char* out
+        int64_t batch, out_feat, multiplier
+        WindowDim dim[3]
+        int64_t in_sb, in_sf, w_sf, out_sb, out_sf
+        int64_t in_s[3]
+        int64_t w_s[3]
+        int64_t out_s[3]
+    int reduce_window_run(const ReduceWindowProblem& p) except +
+    int select_and_scatter_add_run(const SelectScatterProblem& p) except +
+    int depthwise_run(const DepthwiseProblem& p) except +
+
+OPS = {"add": 0, "mul": 1, "max": 2, "min": 3, "and": 4, "or": 5}
+SELECTS = {"ge": 0, "gt": 1, "le": 2, "lt": 3}
+
+
+cdef int _fill_dim(WindowDim* g, int64_t n_in, int64_t n_out, tuple geo) except -1:
+    g.in_ = n_in
+    g.out = n_out
+    g.size, g.stride, g.pad_lo, g.base_dil, g.win_dil = geo
+    if g.size < 0 or g.stride < 1 or g.base_dil < 1 or g.win_dil < 1:
+        raise ValueError(f"window: bad geometry {geo}")
+    return 0
+
+
+cdef int _check_out(Tensor out, str op) except -1:
+    if (out._flags & F_TILED) or not (out._flags & F_WRITEABLE):
+        raise ValueError(f"{op}: out must be a writeable strided tensor")
+    return 0
+
+
+def reduce_window_into(Tensor out, Tensor x, str op, Tensor init, geometry):
+    """out = ReduceWindow(x, init, op) (window.h) for monoid ``op`` ('add', 'mul', 'max',
+    'min', 'and', 'or'); x, out and the 0-d init of one dtype, out's dims the window
+    grid's. Raises TypeError for an op the dtype lacks."""
+    cdef Tensor a = as_strided(x)
+    cdef Tensor i0 = as_strided(init)
+    cdef ReduceWindowProblem p
+    cdef int d, rc
+    _check_out(out, "reduce_window")
+    if a._dtype != out._dtype or i0._dtype != a._dtype or i0._ndim != 0:
+        raise TypeError("reduce_window: operand, init and out must share one dtype")
+    if a._ndim != out._ndim or len(geometry) != a._ndim or a._ndim > kWindowMaxDims:
+        raise ValueError(f"reduce_window: ranks differ (operand {a._ndim}, out "
+                         f"{out._ndim}, geometry {len(geometry)})")
+    p.op = OPS[op]
+    p.dtype = a._dtype
+    p.ndim = a._ndim
+    p.in_ = a._data
+    p.out = out._data
+    p.init = i0._data
+    for d in range(a._ndim):
+        _fill_dim(&p.dim[d], a._dims[d], out._dims[d], tuple(geometry[d]))
+        p.in_stride[d] = a._strides[d]
+        p.out_stride[d] = out._strides[d]
+    with nogil:
+        rc = reduce_window_run(p)
+    if rc:
+        raise TypeError(f"reduce_window: '{op}' is not defined for {DTYPES[a._dtype]}")
+    return out
+
+
+def select_and_scatter_add_into(Tensor out, Tensor operand, Tensor source, str select,
+                                Tensor init, geometry):
+    """out (operand's shape) = init, then each window's selected element (select 'ge',
+    'gt', 'le' or 'lt' against every later one: 'ge' picks the first maximum) + the
+    window's source value (source's dims: the window grid's). One dtype throughout."""
+    cdef Tensor a = as_strided(operand)
+    cdef Tensor s = as_strided(source)
+    cdef Tensor i0 = as_strided(init)
+    cdef SelectScatterProblem p
+    cdef int d, rc
+    _check_out(out, "select_and_scatter_add")
+    if not (a._dtype == s._dtype == out._dtype == i0._dtype) or i0._ndim != 0:
+        raise TypeError("select_and_scatter_add: operand, source, init and out must share "
+                        "one dtype")
+    if not (a._ndim == s._ndim == out._ndim == len(geometry)) or a._ndim > kWindowMaxDims:
+        raise ValueError("select_and_scatter_add: ranks differ")
+    p.select = SELECTS[select]
+    p.dtype = a._dtype
+    p.ndim = a._ndim
+    p.operand = a._data
+    p.source = s._data
+    p.out = out._data
+    p.init = i0._data
+    for d in range(a._ndim):
+        if out._dims[d] != a._dims[d]:
+            raise ValueError("select_and_scatter_add: out must have the operand's shape")
+        _fill_dim(&p.dim[d], a._dims[d], s._dims[d], tuple(geometry[d]))
+        p.operand_stride[d] = a._strides[d]
+        p.source_stride[d] = s._strides[d]
+        p.out_stride[d] = out._strides[d]
+    with nogil:
+        rc = select_and_scatter_add_run(p)
+    if rc:
+        raise TypeError(f"select_and_scatter_add: no kernel for {DTYPES[a._dtype]}")
+    return out
+
+
+def depthwise_into(Tensor out, Tensor lhs, Tensor rhs, spec, geometry, int64_t multiplier):
+    """out = a convolution whose output feature f reads lhs feature f // multiplier
+    (window.h depthwise_run). ``spec``: ((lhs batch, feature, spatial...), (rhs output
+    feature, spatial...), (out batch, feature, spatial...)) dim numbers; geometry per
+    spatial dim as above (base dilation: lhs dilation). f32 or f64, one dtype."""
+    cdef Tensor a = as_strided(lhs)
+    cdef Tensor w = as_strided(rhs)
+    cdef DepthwiseProblem p
+    cdef int d, rc, n = len(geometry)
+    _check_out(out, "conv_general_dilated")
+    if not (a._dtype == w._dtype == out._dtype) or n < 1 or n > 3:
+        raise TypeError("depthwise: one f32 / f64 dtype and 1-3 spatial dims")
+    ls, rs, os = spec
+    p.dtype = a._dtype
+    p.nspatial = n
+    p.in_ = a._data
+    p.w = w._data
+    p.out = out._data
+    p.batch = out._dims[os[0]]
+    p.out_feat = out._dims[os[1]]
+    p.multiplier = multiplier
+    p.in_sb, p.in_sf = a._strides[ls[0]], a._strides[ls[1]]
+    p.w_sf = w._strides[rs[0]]
+    p.out_sb, p.out_sf = out._strides[os[0]], out._strides[os[1]]
+    for d in range(n):
+        _fill_dim(&p.dim[d], a._dims[ls[2 + d]], out._dims[os[2 + d]], tuple(geometry[d]))
+        p.in_s[d] = a._strides[ls[2 + d]]
+        p.w_s[d] = w._strides[rs[1 + d]]
+        p.out_s[d] = out._strides[os[2 + d]]
+    with nogil:
+        rc = depthwise_run(p)
+    if rc:
+        raise TypeError(f"depthwise: no kernel for {DTYPES[a._dtype]}")
+    return out
