@@ -143,7 +143,8 @@ def workloads():
         ("copy", "copy 16M f32 (bandwidth reference)", lambda: a.copy(),
          lambda: xa_a.copy(), best, 2 * a.nbytes),
     ] + reduction_rows(m, xm, a, xa_a, t, jx) + structural_rows(m, xm) + \
-        indexing_rows(a, xa_a) + search_rows(jx) + dot_rows(t, jx) + pow_rows(a, b, xa_a, xa_b, t) + \
+        indexing_rows(a, xa_a) + search_rows(jx) + dot_rows(t, jx) + conv_rows(t, jx) + \
+        pow_rows(a, b, xa_a, xa_b, t) + \
         call_rows() + kernel_rows() + sweep_rows(), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
 
@@ -325,6 +326,134 @@ def dot_rows(t, jx):
         lambda p, q, r: np.maximum(p @ q + r, 0.0), layer,
         2.0 * 1024 ** 3, (lambda p, q, r: torch.relu(p @ q + r)) if torch else None,
         lambda p, q, r: jnp.maximum(p @ q + r, 0.0))
+    return rows
+
+
+def conv_rows(t, jx):
+    """Issue 15: convolutions on 16 x 64 x 56 x 56 f32 (3x3 SAME NCHW and NHWC, 1x1,
+    3x3/2, depthwise 3x3, a transposed 3x3 with stride 2), pools on 16 x 64 x 112 x 112 and
+    the max pool's gradient. NumPy has no convolution: its column is what a NumPy user
+    writes instead (np.pad + sliding_window_view + einsum; reshape + max for pools). The
+    last column is GFLOP/s (GB/s moved for pools)."""
+    rng = np.random.default_rng(15)
+    lax = xa.lax
+    rows = []
+    x = rng.standard_normal((16, 64, 56, 56)).astype(np.float32)
+    w3 = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    w1 = rng.standard_normal((64, 64, 1, 1)).astype(np.float32)
+    wd = rng.standard_normal((64, 1, 3, 3)).astype(np.float32)
+    xh = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    X, XH = xa.asarray(x, copy=True), xa.asarray(xh, copy=True)
+    W3, W1, WD = (xa.asarray(v, copy=True) for v in (w3, w1, wd))
+    W3H = xa.asarray(np.ascontiguousarray(w3.transpose(2, 3, 1, 0)))
+    # torch's transposed weights (in, out, kh, kw); xarr's equivalent: flipped, (out, in)
+    WT = xa.asarray(np.ascontiguousarray(w3[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)))
+
+    def np_conv(v, k, stride=1, pad=1, groups=1):
+        vp = np.pad(v, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        win = np.lib.stride_tricks.sliding_window_view(vp, k.shape[2:], axis=(2, 3))
+        win = win[:, :, ::stride, ::stride]
+        if groups == 1:
+            return np.einsum("nchwij,ocij->nohw", win, k, optimize=True)
+        return np.einsum("nchwij,cij->nchw", win, k[:, 0], optimize=True)
+
+    nchw = ("NCHW", "OIHW", "NCHW")
+    specs = [
+        ("conv3x3", "conv 3x3 SAME 16x64x56x56 f32 NCHW", lambda: np_conv(x, w3),
+         lambda: lax.conv_general_dilated(X, W3, (1, 1), "SAME"), 3.70e9),
+        ("conv3x3_nhwc", "conv 3x3 SAME 16x64x56x56 f32 NHWC (torch: NCHW)",
+         lambda: np_conv(x, w3),
+         lambda: lax.conv_general_dilated(XH, W3H, (1, 1), "SAME",
+                                          dimension_numbers=("NHWC", "HWIO", "NHWC")), 3.70e9),
+        ("conv1x1", "conv 1x1 16x64x56x56 f32 NCHW", lambda: np_conv(x, w1, pad=0),
+         lambda: lax.conv_general_dilated(X, W1, (1, 1), "VALID"), 0.411e9),
+        ("conv3x3s2", "conv 3x3 stride 2 16x64x56x56 f32 NCHW", lambda: np_conv(x, w3, 2),
+         lambda: lax.conv_general_dilated(X, W3, (2, 2), ((1, 1), (1, 1))), 0.925e9),
+        ("depthwise", "depthwise 3x3 16x64x56x56 f32 NCHW",
+         lambda: np_conv(x, wd, groups=64),
+         lambda: lax.conv_general_dilated(X, WD, (1, 1), "SAME", feature_group_count=64),
+         0.0578e9),
+        ("conv_transpose", "transposed conv 3x3 stride 2 16x64x56x56 -> 112x112 f32 NCHW",
+         lambda: np_conv(np.pad(np.kron(x, np.array([[1, 0], [0, 0]], np.float32)),
+                                ((0, 0), (0, 0), (0, 1), (0, 1)))[:, :, :112, :112],
+                         w3[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)),
+         lambda: lax.conv_general_dilated(X, WT, (1, 1), ((1, 2), (1, 2)), (2, 2)), 14.8e9),
+    ]
+    tx = torch.from_numpy(x) if torch is not None else None
+    torch_fns = {} if torch is None else {
+        "conv3x3": lambda: torch.nn.functional.conv2d(tx, torch.from_numpy(w3), padding=1),
+        "conv3x3_nhwc": lambda: torch.nn.functional.conv2d(tx, torch.from_numpy(w3), padding=1),
+        "conv1x1": lambda: torch.nn.functional.conv2d(tx, torch.from_numpy(w1)),
+        "conv3x3s2": lambda: torch.nn.functional.conv2d(tx, torch.from_numpy(w3), stride=2,
+                                                        padding=1),
+        "depthwise": lambda: torch.nn.functional.conv2d(tx, torch.from_numpy(wd), padding=1,
+                                                        groups=64),
+        "conv_transpose": lambda: torch.nn.functional.conv_transpose2d(
+            tx, torch.from_numpy(w3), stride=2, padding=1, output_padding=1),
+    }
+    if jax is not None:
+        jxn, jxh = jnp.asarray(x), jnp.asarray(xh)
+        jw3, jw3h = jnp.asarray(w3), jnp.asarray(np.ascontiguousarray(w3.transpose(2, 3, 1, 0)))
+        jw1, jwd = jnp.asarray(w1), jnp.asarray(wd)
+        jwt = jnp.asarray(np.asarray(WT))
+        cg = jax.lax.conv_general_dilated
+        jit_fns = {
+            "conv3x3": jax.jit(lambda: cg(jxn, jw3, (1, 1), "SAME")),
+            "conv3x3_nhwc": jax.jit(lambda: cg(jxh, jw3h, (1, 1), "SAME",
+                                               dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+            "conv1x1": jax.jit(lambda: cg(jxn, jw1, (1, 1), "VALID")),
+            "conv3x3s2": jax.jit(lambda: cg(jxn, jw3, (2, 2), ((1, 1), (1, 1)))),
+            "depthwise": jax.jit(lambda: cg(jxn, jwd, (1, 1), "SAME", feature_group_count=64)),
+            "conv_transpose": jax.jit(lambda: cg(jxn, jwt, (1, 1), ((1, 2), (1, 2)), (2, 2))),
+        }
+    for key, label, np_fn, xa_fn, flops in specs:
+        rows.append((key, label + " (GFLOP/s)", np_fn, xa_fn, best, flops))
+        if key in torch_fns:
+            t[key] = torch_fns[key]
+        if jax is not None:
+            jx[key] = (lambda f: lambda: f().block_until_ready())(jit_fns[key])
+    p = rng.standard_normal((16, 64, 112, 112)).astype(np.float32)
+    P = xa.asarray(p, copy=True)
+    src = rng.standard_normal((16, 64, 56, 56)).astype(np.float32)
+    SRC = xa.asarray(src, copy=True)
+    moved = p.nbytes * 1.25
+
+    def np_maxpool_grad():   # what a NumPy user writes: the argmax of each 2x2 block
+        blocks = p.reshape(16, 64, 56, 2, 56, 2).transpose(0, 1, 2, 4, 3, 5).reshape(
+            16, 64, 56, 56, 4)
+        hit = np.argmax(blocks, axis=-1)[..., None] == np.arange(4)
+        g = np.where(hit, src[..., None], 0).reshape(16, 64, 56, 56, 2, 2)
+        return g.transpose(0, 1, 2, 4, 3, 5).reshape(p.shape)
+    rows += [
+        ("maxpool", "maxpool 2x2/2 16x64x112x112 f32 (GB/s)",
+         lambda: p.reshape(16, 64, 56, 2, 56, 2).max(axis=(3, 5)),
+         lambda: lax.reduce_window(P, -np.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID"),
+         best, moved),
+        ("avgpool", "avgpool 2x2/2 16x64x112x112 f32 (GB/s)",
+         lambda: p.reshape(16, 64, 56, 2, 56, 2).mean(axis=(3, 5)),
+         lambda: lax.reduce_window(P, np.float32(0), lax.add, (1, 1, 2, 2), (1, 1, 2, 2),
+                                   "VALID") * np.float32(0.25), best, moved),
+        ("maxpool_grad", "maxpool 2x2/2 gradient (select_and_scatter_add) (GB/s)",
+         np_maxpool_grad,
+         lambda: lax.select_and_scatter_add(SRC, P, lax.ge, (1, 1, 2, 2), (1, 1, 2, 2),
+                                            ((0, 0),) * 4), best, p.nbytes * 2.25),
+    ]
+    if torch is not None:
+        tp = torch.from_numpy(p)
+        t["maxpool"] = lambda: torch.nn.functional.max_pool2d(tp, 2, 2)
+        t["avgpool"] = lambda: torch.nn.functional.avg_pool2d(tp, 2, 2)
+    if jax is not None:
+        jp, jsrc = jnp.asarray(p), jnp.asarray(src)
+        from jax._src.lax.windowed_reductions import _select_and_scatter_add
+        mp = jax.jit(lambda v: jax.lax.reduce_window(v, -jnp.inf, jax.lax.max, (1, 1, 2, 2),
+                                                     (1, 1, 2, 2), "VALID"))
+        ap = jax.jit(lambda v: jax.lax.reduce_window(v, 0.0, jax.lax.add, (1, 1, 2, 2),
+                                                     (1, 1, 2, 2), "VALID") * 0.25)
+        sg = jax.jit(lambda s, v: _select_and_scatter_add(s, v, jax.lax.ge_p, (1, 1, 2, 2),
+                                                          (1, 1, 2, 2), ((0, 0),) * 4))
+        jx["maxpool"] = lambda: mp(jp).block_until_ready()
+        jx["avgpool"] = lambda: ap(jp).block_until_ready()
+        jx["maxpool_grad"] = lambda: sg(jsrc, jp).block_until_ready()
     return rows
 
 

@@ -78,6 +78,15 @@ FAMILIES = {
     "contraction": lambda: (a @ b, xa.einsum("ij,jk,kl->il", a, b, a), xa.dot(a, b[0]),
                             xa.lax.dot_general(a, b, (((0,), (1,)), ((), ())))),
     "dlpack / NumPy interop": lambda: (xa.from_dlpack(np.ones(4)), np.asarray(a)),
+    "convolution and windows": lambda: (
+        xa.lax.conv(a[None, None], b[None, None, :3, :3], (1, 1), "SAME"),
+        xa.lax.conv_general_dilated(xa.concatenate([a[None, None]] * 2, axis=1),
+                                    b[:6, :3].reshape(2, 1, 3, 3), (1, 1), "SAME",
+                                    feature_group_count=2),
+        xa.lax.reduce_window(a, -np.inf, xa.lax.max, (2, 2), (2, 2), "VALID"),
+        xa.lax.select_and_scatter_add(a[::2, ::2], a, xa.lax.ge, (2, 2), (2, 2),
+                                      ((0, 0), (0, 0))),
+        xa.convolve(a[0], b[0, :3])),
 }
 
 

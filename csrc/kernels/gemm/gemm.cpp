@@ -243,14 +243,18 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
     }
     return;
   }
-  // Rows in a few contiguous runs (a panel of B crossing the end of an image row in an
-  // implicit-GEMM convolution: columns 40..53 of one row, 0..17 of the next): each run is
-  // copied as a contiguous piece per k step.
+  // Rows in a few runs of one element step (a panel of B crossing the end of an image row
+  // in an implicit-GEMM convolution: columns 40..53 of one row, 0..17 of the next; every
+  // second column for a stride-2 convolution): each run is copied as one piece per k step.
+  const int64_t step = rows > 1 ? row_off[1] - row_off[0] : es;
   int run_start[kMaxRows + 1], runs = 0;
   for (int r = 0; r < rows; ++r)
-    if (r == 0 || row_off[r] - row_off[r - 1] != es) run_start[runs++] = r;
+    if (r == 0 || row_off[r] - row_off[r - 1] != step) run_start[runs++] = r;
   run_start[runs] = rows;
-  if (runs * 4 <= rows) {
+  // (rows further apart, an NHWC window's pixels, are contiguous along k instead: the
+  // transposing path below serves them)
+  if (runs * 4 <= rows && (step == es || step == 2 * es)) {
+    const int64_t st = step / es;
     for (int64_t p = 0; p < kc; ++p) {
       const int64_t ko = k_off[p];
       T* d = dst + p * mr;
@@ -259,9 +263,13 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
         T* to = d + run_start[q];
         const int len = run_start[q + 1] - run_start[q];
         if constexpr (std::is_same_v<S, T>) {
-          std::memcpy(to, src, len * sizeof(T));
+          if (st == 1) {
+            std::memcpy(to, src, len * sizeof(T));
+          } else {
+            for (int i = 0; i < len; ++i) to[i] = src[2 * i];
+          }
         } else {
-          for (int i = 0; i < len; ++i) to[i] = convert_in<T>(src[i]);
+          for (int i = 0; i < len; ++i) to[i] = convert_in<T>(src[i * st]);
         }
       }
       for (int r = rows; r < mr; ++r) d[r] = T(0);

@@ -155,11 +155,22 @@ void reduce_rows_typed(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   // (an array, not std::vector<C>: vector<bool> has no data())
   std::unique_ptr<C[]> acc(new C[static_cast<size_t>(inner.out)]);
   C* a = acc.get();
+  // (max / min only: a sum keeps the taps' order, init + x0 + x1)
+  const bool pairs = (OP == kWindowMax || OP == kWindowMin) && inner.size == 2 &&
+                     inner.stride == 2 && inner.win_dil == 1 && inner.base_dil == 1 &&
+                     inner.pad_lo == 0 && 2 * inner.out <= inner.in &&
+                     p.in_stride[L] == int64_t{sizeof(T)};
   int64_t o[kWindowMaxDims];
   for (int64_t r = lo; r < hi; ++r) {
     row_index(p.dim, L, r, o);
     for (int64_t j = 0; j < inner.out; ++j) a[j] = init;
     outer_taps(p.dim, o, p.in_stride, L, [&](int64_t off) {
+      if (pairs) {   // max / min pools of 2 wide, stride 2: one pass, pairs deinterleaved
+        const T* s = reinterpret_cast<const T*>(p.in + off);
+        for (int64_t j = 0; j < inner.out; ++j)
+          a[j] = combine<OP>(a[j], combine<OP>(load(s[2 * j]), load(s[2 * j + 1])));
+        return;
+      }
       for (int64_t k = 0; k < inner.size; ++k)
         row_taps<T>(inner, k, p.in + off, p.in_stride[L],
                     [&](int64_t j, T v) { a[j] = combine<OP>(a[j], load(v)); },
@@ -214,6 +225,15 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
     const WindowDim& inner = p.dim[n - 1];
     std::vector<T> acc(static_cast<size_t>(inner.out));
     T* a = acc.data();
+    // Each inner tap's valid outputs [lo, hi) and first input element, the same on every
+    // row (computed once, not per row and tap), when the row is contiguous and undilated.
+    const bool unit = inner.base_dil == 1 && p.in_s[n - 1] == int64_t{sizeof(T)};
+    struct Span { int64_t lo, hi, first; };
+    std::vector<Span> span(static_cast<size_t>(inner.size));
+    for (int64_t kk = 0; kk < inner.size; ++kk) {
+      valid_range(inner, kk, &span[kk].lo, &span[kk].hi);
+      span[kk].first = span[kk].lo * inner.stride + kk * inner.win_dil - inner.pad_lo;
+    }
     int64_t outer = 1;   // rows per (b, f): the outer spatial positions
     for (int d = 0; d < n - 1; ++d) outer *= p.dim[d].out;
     for (int64_t r = lo; r < hi; ++r) {
@@ -233,7 +253,20 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
           off += i * p.in_s[d];
           woff += k[d] * p.w_s[d];
         }
-        if (real) {
+        if (real && unit) {  // the common case: each tap a plain vector loop
+          const T* row = reinterpret_cast<const T*>(in0 + off);
+          for (int64_t kk = 0; kk < inner.size; ++kk) {
+            const T wv = *reinterpret_cast<const T*>(w0 + woff + kk * p.w_s[n - 1]);
+            const int64_t lo = span[kk].lo, hi = span[kk].hi;
+            if (lo >= hi) continue;
+            const T* src = row + span[kk].first - lo * inner.stride;
+            if (inner.stride == 1) {
+              for (int64_t j = lo; j < hi; ++j) a[j] += wv * src[j];
+            } else {
+              for (int64_t j = lo; j < hi; ++j) a[j] += wv * src[j * inner.stride];
+            }
+          }
+        } else if (real) {
           for (int64_t kk = 0; kk < inner.size; ++kk) {
             const T wv = *reinterpret_cast<const T*>(w0 + woff + kk * p.w_s[n - 1]);
             row_taps<T>(inner, kk, in0 + off, p.in_s[n - 1],
