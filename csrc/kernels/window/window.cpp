@@ -103,7 +103,9 @@ template <class C> inline bool prefer(int select, C a, C b) {
 }
 
 // Dims a window never crosses (size 1, stride 1, no padding or dilation): independent
-// slices, which threads split. The others are walked window by window in order.
+// slices, which threads split. The others are walked window by window in order; a window
+// whose taps all read real elements (the interior) takes its taps' offsets from a table
+// made once, the others (borders) check each tap.
 template <class T>
 void select_scatter_typed(const SelectScatterProblem& p) {
   using C = typename TypeInfo<T>::compute;
@@ -115,6 +117,7 @@ void select_scatter_typed(const SelectScatterProblem& p) {
                       g.out == g.in;
     (free ? free_dims : win_dims).push_back(d);
   }
+  const int nw = static_cast<int>(win_dims.size());
   int64_t slices = 1, windows = 1, taps = 1, cells = 1;
   for (int d : free_dims) slices *= p.dim[d].in;
   for (int d : win_dims) {
@@ -123,6 +126,36 @@ void select_scatter_typed(const SelectScatterProblem& p) {
     cells *= p.dim[d].in;
   }
   const C init = load(*static_cast<const T*>(p.init));
+  // Each tap's offsets from its window's origin (the element of tap 0 ... 0), in tap order.
+  std::vector<int64_t> tap_op(taps), tap_out(taps), tap_k(static_cast<size_t>(taps) * nw);
+  for (int64_t q = 0; q < taps; ++q) {
+    int64_t r = q, op = 0, out = 0;
+    for (int j = nw - 1; j >= 0; --j) {
+      const int d = win_dims[j];
+      const int64_t k = r % p.dim[d].size;
+      r /= p.dim[d].size;
+      tap_k[q * nw + j] = k;
+      op += k * p.dim[d].win_dil / p.dim[d].base_dil * p.operand_stride[d];
+      out += k * p.dim[d].win_dil / p.dim[d].base_dil * p.out_stride[d];
+    }
+    tap_op[q] = op;
+    tap_out[q] = out;
+  }
+  // Per window dim: the windows [lo, hi) whose every tap reads a real element (none with
+  // base dilation: those check every tap).
+  std::vector<int64_t> lo(nw), hi(nw);
+  for (int j = 0; j < nw; ++j) {
+    const WindowDim& g = p.dim[win_dims[j]];
+    const int64_t span = (g.size - 1) * g.win_dil;
+    if (g.base_dil != 1 || g.size == 0) {
+      lo[j] = hi[j] = 0;
+      continue;
+    }
+    lo[j] = g.pad_lo <= 0 ? 0 : (g.pad_lo + g.stride - 1) / g.stride;
+    const int64_t top = g.in - 1 - span + g.pad_lo;   // o * stride <= top
+    hi[j] = top < 0 ? 0 : std::min(g.out, top / g.stride + 1);
+    if (hi[j] < lo[j]) hi[j] = lo[j];
+  }
   auto slice_offsets = [&](int64_t s, int64_t* op, int64_t* src, int64_t* out) {
     *op = *src = *out = 0;
     for (int j = static_cast<int>(free_dims.size()) - 1; j >= 0; --j) {
@@ -134,64 +167,76 @@ void select_scatter_typed(const SelectScatterProblem& p) {
       *out += i * p.out_stride[d];
     }
   };
-  const int nw = static_cast<int>(win_dims.size());
   auto run_slice = [&](int64_t s) {
     int64_t op0, src0, out0;
     slice_offsets(s, &op0, &src0, &out0);
-    // out = init over the slice
-    for (int64_t c = 0; c < cells; ++c) {
-      int64_t rest = c, off = out0;
-      for (int j = nw - 1; j >= 0; --j) {
-        const int d = win_dims[j];
-        off += rest % p.dim[d].in * p.out_stride[d];
-        rest /= p.dim[d].in;
+    int64_t idx[kWindowMaxDims] = {}, o[kWindowMaxDims] = {};
+    {  // out = init over the slice (an odometer over the window dims' input positions)
+      int64_t off = out0;
+      for (int64_t c = 0; c < cells; ++c) {
+        *reinterpret_cast<T*>(p.out + off) = store<T>(init);
+        for (int j = nw - 1; j >= 0; --j) {
+          const int d = win_dims[j];
+          off += p.out_stride[d];
+          if (++idx[j] < p.dim[d].in) break;
+          off -= p.dim[d].in * p.out_stride[d];
+          idx[j] = 0;
+        }
       }
-      *reinterpret_cast<T*>(p.out + off) = store<T>(init);
     }
-    int64_t o[kWindowMaxDims], k[kWindowMaxDims], idx[kWindowMaxDims];
+    int64_t src_off = src0;
     for (int64_t w = 0; w < windows; ++w) {
-      int64_t rest = w, src_off = src0;
-      for (int j = nw - 1; j >= 0; --j) {
-        const int d = win_dims[j];
-        o[j] = rest % p.dim[d].out;
-        rest /= p.dim[d].out;
-        src_off += o[j] * p.source_stride[d];
+      bool interior = true;
+      int64_t origin_op = op0, origin_out = out0;
+      for (int j = 0; j < nw; ++j) {
+        const WindowDim& g = p.dim[win_dims[j]];
+        interior = interior && o[j] >= lo[j] && o[j] < hi[j];
+        const int64_t x = o[j] * g.stride - g.pad_lo;   // tap 0's input index (interior)
+        origin_op += x * p.operand_stride[win_dims[j]];
+        origin_out += x * p.out_stride[win_dims[j]];
       }
       bool found = false;
       C best{};
-      int64_t best_op = 0, best_out = 0;
+      int64_t best_out = 0;
       for (int64_t q = 0; q < taps; ++q) {    // taps in row-major (lexicographic) order
-        int64_t r = q;
-        bool real = true;
-        for (int j = nw - 1; j >= 0; --j) {
-          const int d = win_dims[j];
-          k[j] = r % p.dim[d].size;
-          r /= p.dim[d].size;
+        int64_t op_off, out_off;
+        if (interior) {
+          op_off = origin_op + tap_op[q];
+          out_off = origin_out + tap_out[q];
+        } else {
+          bool real = true;
+          op_off = op0;
+          out_off = out0;
+          for (int j = 0; j < nw && real; ++j) {
+            const WindowDim& g = p.dim[win_dims[j]];
+            const int64_t x = o[j] * g.stride + tap_k[q * nw + j] * g.win_dil - g.pad_lo;
+            real = x >= 0 && x <= (g.in - 1) * g.base_dil && x % g.base_dil == 0;
+            const int64_t i = real ? x / g.base_dil : 0;
+            op_off += i * p.operand_stride[win_dims[j]];
+            out_off += i * p.out_stride[win_dims[j]];
+          }
+          if (!real) continue;
         }
-        int64_t op_off = op0, out_off = out0;
-        for (int j = 0; j < nw && real; ++j) {
-          const WindowDim& g = p.dim[win_dims[j]];
-          const int64_t x = o[j] * g.stride + k[j] * g.win_dil - g.pad_lo;
-          real = x >= 0 && x <= (g.in - 1) * g.base_dil && x % g.base_dil == 0;
-          idx[j] = real ? x / g.base_dil : 0;
-          op_off += idx[j] * p.operand_stride[win_dims[j]];
-          out_off += idx[j] * p.out_stride[win_dims[j]];
-        }
-        if (!real) continue;
         const C v = load(*reinterpret_cast<const T*>(p.operand + op_off));
         if (!found || !prefer(p.select, best, v)) {
           found = true;
           best = v;
-          best_op = op_off;
           best_out = out_off;
         }
       }
-      (void)best_op;
-      if (!found) continue;
-      T& d = *reinterpret_cast<T*>(p.out + best_out);
-      const C add = load(*reinterpret_cast<const T*>(p.source + src_off));
-      if constexpr (std::is_same_v<C, bool>) d = store<T>(load(d) || add);
-      else d = store<T>(static_cast<C>(load(d) + add));
+      if (found) {
+        T& d = *reinterpret_cast<T*>(p.out + best_out);
+        const C add = load(*reinterpret_cast<const T*>(p.source + src_off));
+        if constexpr (std::is_same_v<C, bool>) d = store<T>(load(d) || add);
+        else d = store<T>(static_cast<C>(load(d) + add));
+      }
+      for (int j = nw - 1; j >= 0; --j) {   // next window
+        const int d = win_dims[j];
+        src_off += p.source_stride[d];
+        if (++o[j] < p.dim[d].out) break;
+        src_off -= p.dim[d].out * p.source_stride[d];
+        o[j] = 0;
+      }
     }
   };
   int nt = get_num_threads();

@@ -10,8 +10,11 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.h"
@@ -212,6 +215,65 @@ inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   return status;
 }
 
+// One tap of a depthwise output row: output j in [lo, hi) reads src[(j - lo) * stride]
+// (src: the input element of output lo) times w.
+template <class T> struct RowTap {
+  const T* src;
+  T w;
+  int64_t lo, hi;
+};
+
+// A vector of 64 bytes of T (GCC's vector extension: the ISA's registers, one zmm or two
+// ymm; kept in registers where an array would live on the stack).
+// (typedefs in a trait: GCC drops the attribute from an alias template)
+template <class T> struct Vec64Of;
+template <> struct Vec64Of<float> { typedef float type __attribute__((vector_size(64))); };
+template <> struct Vec64Of<double> { typedef double type __attribute__((vector_size(64))); };
+template <class T> using Vec64 = typename Vec64Of<T>::type;
+static_assert(sizeof(Vec64<float>) == 64 && sizeof(Vec64<double>) == 64);
+template <class T> inline Vec64<T> load64(const T* p) {
+  Vec64<T> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// a[j] = sum over taps of w * input, j < n: blocks of one 64-byte vector of outputs where
+// every tap reads (the accumulator stays in a register over all taps; the last block
+// overlaps the one before rather than leaving a tail), then the border outputs tap by tap.
+template <class T>
+void run_row_taps(const RowTap<T>* taps, int64_t count, int64_t stride, int64_t n, T* a) {
+  constexpr int64_t L = 64 / sizeof(T);
+  int64_t jl = 0, jh = n;
+  for (int64_t q = 0; q < count; ++q) {
+    jl = std::max(jl, taps[q].lo);
+    jh = std::min(jh, taps[q].hi);
+  }
+  if (count == 0 || jh < jl) jl = jh = 0;
+  const bool blocks = stride == 1 && jh - jl >= L;
+  if (blocks) {
+    for (int64_t j0 = jl;; j0 += L) {
+      const int64_t j = std::min(j0, jh - L);
+      Vec64<T> acc = {};
+      for (int64_t q = 0; q < count; ++q)
+        acc += taps[q].w * load64(taps[q].src + (j - taps[q].lo));
+      std::memcpy(a + j, &acc, sizeof(acc));
+      if (j0 + L >= jh) break;
+    }
+  } else {
+    jl = jh = 0;   // everything through the tap-by-tap loop below
+  }
+  for (int64_t j = 0; j < jl; ++j) a[j] = T(0);
+  for (int64_t j = jh; j < n; ++j) a[j] = T(0);
+  if (!blocks)
+    for (int64_t j = 0; j < n; ++j) a[j] = T(0);
+  for (int64_t q = 0; q < count; ++q) {
+    const RowTap<T>& t = taps[q];
+    for (int64_t j = t.lo; j < std::min(jl, t.hi); ++j) a[j] += t.w * t.src[(j - t.lo) * stride];
+    for (int64_t j = std::max(blocks ? jh : 0, t.lo); j < t.hi; ++j)
+      a[j] += t.w * t.src[(j - t.lo) * stride];
+  }
+}
+
 // Depthwise rows. Spatial-inner form (channels_inner false): a row is (b, f, o[0..n-1)),
 // the vector loop runs along the last spatial dim. Channel-inner form (NHWC, multiplier
 // 1, unit feature strides): a row is (b, o[0..n)), the vector loop runs over features.
@@ -234,6 +296,9 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
       valid_range(inner, kk, &span[kk].lo, &span[kk].hi);
       span[kk].first = span[kk].lo * inner.stride + kk * inner.win_dil - inner.pad_lo;
     }
+    int64_t max_taps = 1;
+    for (int d = 0; d < n; ++d) max_taps *= p.dim[d].size;
+    std::vector<RowTap<T>> taps(static_cast<size_t>(max_taps));
     int64_t outer = 1;   // rows per (b, f): the outer spatial positions
     for (int d = 0; d < n - 1; ++d) outer *= p.dim[d].out;
     for (int64_t r = lo; r < hi; ++r) {
@@ -241,8 +306,9 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
       const int64_t bf = r / outer, b = bf / F, f = bf % F;
       const char* in0 = p.in + b * p.in_sb + (f / p.multiplier) * p.in_sf;
       const char* w0 = p.w + f * p.w_sf;
-      for (int64_t j = 0; j < inner.out; ++j) a[j] = T(0);
-      int64_t k[3] = {0, 0, 0};
+      if (!unit)
+        for (int64_t j = 0; j < inner.out; ++j) a[j] = T(0);
+      int64_t k[3] = {0, 0, 0}, ntaps = 0;
       // taps of the outer spatial dims, each with its filter row
       for (;;) {
         int64_t off = 0, woff = 0;
@@ -253,18 +319,17 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
           off += i * p.in_s[d];
           woff += k[d] * p.w_s[d];
         }
-        if (real && unit) {  // the common case: each tap a plain vector loop
+        if (real && unit) {  // the common case: collect the row's taps, run them below
+          // (field by field: a whole-struct copy read back fresh 8- and 4-byte stores as
+          // one 32-byte load, which stalled on store forwarding: 68% of the time)
           const T* row = reinterpret_cast<const T*>(in0 + off);
           for (int64_t kk = 0; kk < inner.size; ++kk) {
-            const T wv = *reinterpret_cast<const T*>(w0 + woff + kk * p.w_s[n - 1]);
-            const int64_t lo = span[kk].lo, hi = span[kk].hi;
-            if (lo >= hi) continue;
-            const T* src = row + span[kk].first - lo * inner.stride;
-            if (inner.stride == 1) {
-              for (int64_t j = lo; j < hi; ++j) a[j] += wv * src[j];
-            } else {
-              for (int64_t j = lo; j < hi; ++j) a[j] += wv * src[j * inner.stride];
-            }
+            if (span[kk].lo >= span[kk].hi) continue;
+            RowTap<T>& t = taps[ntaps++];
+            t.src = row + span[kk].first;
+            t.w = *reinterpret_cast<const T*>(w0 + woff + kk * p.w_s[n - 1]);
+            t.lo = span[kk].lo;
+            t.hi = span[kk].hi;
           }
         } else if (real) {
           for (int64_t kk = 0; kk < inner.size; ++kk) {
@@ -280,21 +345,26 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
         }
         if (d < 0) break;
       }
+      if (unit) run_row_taps(taps.data(), ntaps, inner.stride, inner.out, a);
       char* dst = p.out + b * p.out_sb + f * p.out_sf;
       for (int d = 0; d < n - 1; ++d) dst += o[d] * p.out_s[d];
-      for (int64_t j = 0; j < inner.out; ++j)
-        *reinterpret_cast<T*>(dst + j * p.out_s[n - 1]) = a[j];
+      if (p.out_s[n - 1] == int64_t{sizeof(T)}) {
+        std::copy(a, a + inner.out, reinterpret_cast<T*>(dst));
+      } else {
+        for (int64_t j = 0; j < inner.out; ++j)
+          *reinterpret_cast<T*>(dst + j * p.out_s[n - 1]) = a[j];
+      }
     }
     return;
   }
-  std::vector<T> acc(static_cast<size_t>(F));
-  T* a = acc.data();
+  std::vector<std::pair<const T*, const T*>> taps;   // (input, filter) feature rows
   int64_t positions = 1;
   for (int d = 0; d < n; ++d) positions *= p.dim[d].out;
+  constexpr int64_t L = 64 / sizeof(T);
   for (int64_t r = lo; r < hi; ++r) {
     const int64_t b = r / positions;
     row_index(p.dim, n, r % positions, o);
-    for (int64_t f = 0; f < F; ++f) a[f] = T(0);
+    taps.clear();
     const char* in0 = p.in + b * p.in_sb;
     int64_t k[3] = {0, 0, 0};
     for (;;) {
@@ -306,11 +376,9 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
         off += i * p.in_s[d];
         woff += k[d] * p.w_s[d];
       }
-      if (real) {
-        const T* x = reinterpret_cast<const T*>(in0 + off);
-        const T* wv = reinterpret_cast<const T*>(p.w + woff);
-        for (int64_t f = 0; f < F; ++f) a[f] += wv[f] * x[f];
-      }
+      if (real)
+        taps.emplace_back(reinterpret_cast<const T*>(in0 + off),
+                          reinterpret_cast<const T*>(p.w + woff));
       int d = n - 1;
       for (; d >= 0; --d) {
         if (++k[d] < p.dim[d].size) break;
@@ -321,7 +389,23 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
     char* row = p.out + b * p.out_sb;
     for (int d = 0; d < n; ++d) row += o[d] * p.out_s[d];
     T* dst = reinterpret_cast<T*>(row);
-    for (int64_t f = 0; f < F; ++f) dst[f] = a[f];
+    // blocks of one vector of features in a register over all taps (as run_row_taps; the
+    // last block overlaps), or feature by feature when there are fewer
+    if (F >= L) {
+      for (int64_t f0 = 0;; f0 += L) {
+        const int64_t f = std::min(f0, F - L);
+        Vec64<T> acc = {};
+        for (const auto& t : taps) acc += load64(t.second + f) * load64(t.first + f);
+        std::memcpy(dst + f, &acc, sizeof(acc));
+        if (f0 + L >= F) break;
+      }
+    } else {
+      for (int64_t f = 0; f < F; ++f) {
+        T sum = T(0);
+        for (const auto& t : taps) sum += t.second[f] * t.first[f];
+        dst[f] = sum;
+      }
+    }
   }
 }
 
