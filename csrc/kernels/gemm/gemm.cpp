@@ -948,9 +948,12 @@ struct Driver {
   // and synchronize once per KC step for little work each. Instead k is cut into
   // kGemmKSplitParts fixed parts, each a whole product on its own thread (no barriers)
   // into C or a row-major temporary, added in order: the same bits for any thread count.
+  // Several k dims (a convolution's weight gradient sums over batch and pixels) split
+  // their outermost dim.
   bool ksplit_ok() const {
-    return batch.total == 1 && m.nd <= 1 && n.nd <= 1 && k.nd == 1 &&
-           m.total * n.total <= kGemmKSplitMaxC && k.total >= kGemmKSplitMinK;
+    return batch.total == 1 && m.nd <= 1 && n.nd <= 1 && k.nd >= 1 &&
+           k.size[0] >= kGemmKSplitParts && m.total * n.total <= kGemmKSplitMaxC &&
+           k.total >= kGemmKSplitMinK;
   }
 
   void run_ksplit(int nt) const {
@@ -963,9 +966,11 @@ struct Driver {
       bpacks.emplace_back(b_pack_bytes());
     }
     parallel_for(std::min(nt, parts), parts, [&](int64_t q) {
-      Driver part = *this;  // the same product over k in [k0, k1), into C or temp
-      const int64_t k0 = K * q / parts, k1 = K * (q + 1) / parts;
-      part.k.size[0] = part.k.total = k1 - k0;
+      Driver part = *this;  // the same product over k's dim 0 in [k0, k1), into C or temp
+      const int64_t outer = k.size[0], inner = K / outer;
+      const int64_t k0 = outer * q / parts, k1 = outer * (q + 1) / parts;
+      part.k.size[0] = k1 - k0;
+      part.k.total = (k1 - k0) * inner;
       char* c = p.c;
       if (q > 0) {  // a row-major M x N temporary
         c = reinterpret_cast<char*>(temp.data() + (q - 1) * M * N);

@@ -93,20 +93,18 @@ int depthwise_run(const DepthwiseProblem& prob) {
 // ------------------------------------------------------------------ select and scatter
 namespace {
 
-template <class C> inline bool prefer(int select, C a, C b) {
-  switch (select) {
-    case kSelectGe: return a >= b;
-    case kSelectGt: return a > b;
-    case kSelectLe: return a <= b;
-    default: return a < b;
-  }
+template <int SEL, class C> inline bool prefer(C a, C b) {
+  if constexpr (SEL == kSelectGe) return a >= b;
+  else if constexpr (SEL == kSelectGt) return a > b;
+  else if constexpr (SEL == kSelectLe) return a <= b;
+  else return a < b;
 }
 
 // Dims a window never crosses (size 1, stride 1, no padding or dilation): independent
 // slices, which threads split. The others are walked window by window in order; a window
 // whose taps all read real elements (the interior) takes its taps' offsets from a table
 // made once, the others (borders) check each tap.
-template <class T>
+template <class T, int SEL>
 void select_scatter_typed(const SelectScatterProblem& p) {
   using C = typename TypeInfo<T>::compute;
   const int n = p.ndim;
@@ -217,12 +215,12 @@ void select_scatter_typed(const SelectScatterProblem& p) {
           }
           if (!real) continue;
         }
+        // (branch-free: which tap wins is data, a branch on it mispredicted half the time)
         const C v = load(*reinterpret_cast<const T*>(p.operand + op_off));
-        if (!found || !prefer(p.select, best, v)) {
-          found = true;
-          best = v;
-          best_out = out_off;
-        }
+        const bool keep = found && prefer<SEL>(best, v);
+        best = keep ? best : v;
+        best_out = keep ? best_out : out_off;
+        found = true;
       }
       if (found) {
         T& d = *reinterpret_cast<T*>(p.out + best_out);
@@ -252,7 +250,12 @@ int select_and_scatter_add_run(const SelectScatterProblem& p) {
     using T = decltype(tag);
     using C = typename TypeInfo<T>::compute;
     if constexpr (!std::is_same_v<C, c64> && !std::is_same_v<C, c128>) {
-      select_scatter_typed<T>(p);
+      switch (p.select) {
+        case kSelectGe: select_scatter_typed<T, kSelectGe>(p); break;
+        case kSelectGt: select_scatter_typed<T, kSelectGt>(p); break;
+        case kSelectLe: select_scatter_typed<T, kSelectLe>(p); break;
+        default: select_scatter_typed<T, kSelectLt>(p); break;
+      }
       status = 0;
     }
   });
