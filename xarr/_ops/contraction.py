@@ -190,6 +190,23 @@ def computation_code(result, lhs, rhs):
     return _S64 if wide else _S32
 
 
+def gemm_operands(code, *xs):
+    """The operands as the GEMM engine reads them for a product computed in dtype code
+    ``code``: converted first where the engine does not convert while packing."""
+    return [x if gemm_computes(code, CODE_OF[x.dtype]) else x.astype(DTYPES[code])
+            for x in xs]
+
+
+def as_result(out, code, result):
+    """A product computed in dtype code ``code`` as the result dtype code ``result`` (pred:
+    any term true)."""
+    if code == result:
+        return out
+    if KINDS[result] == "b":
+        return out != 0
+    return out.astype(DTYPES[result])
+
+
 def _dot_general_impl(lhs, rhs, dimension_numbers, precision=None,
                       preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
@@ -197,18 +214,10 @@ def _dot_general_impl(lhs, rhs, dimension_numbers, precision=None,
                                TensorType(CODE_OF[rhs.dtype], tuple(rhs.shape), None)],
                               dimension_numbers, precision, preferred_element_type)
     code = computation_code(rtype.code, CODE_OF[lhs.dtype], CODE_OF[rhs.dtype])
-    operands = []
-    for x in (lhs, rhs):
-        if not gemm_computes(code, CODE_OF[x.dtype]):
-            x = x.astype(DTYPES[code])
-        operands.append(x)
+    a, b = gemm_operands(code, lhs, rhs)
     out = _tensor.empty(rtype.dims, code)
-    gemm_into(out, operands[0], operands[1], lb, rb, lc, rc)
-    if code == rtype.code:
-        return out
-    if KINDS[rtype.code] == "b":
-        return out != 0
-    return out.astype(DTYPES[rtype.code])
+    gemm_into(out, a, b, lb, rb, lc, rc)
+    return as_result(out, code, rtype.code)
 
 
 def _dot_general_text(attrs):

@@ -45,11 +45,12 @@ import operator
 import numpy as np
 
 from xarr import _tensor
-from xarr._bindings.gemm import gemm_computes, gemm_into
+from xarr._bindings.gemm import gemm_into
 from xarr._bindings.window import depthwise_into
-from xarr._dtypes import CODE_OF, DTYPES, KINDS, as_dtype
+from xarr._dtypes import CODE_OF, as_dtype
 from xarr._graph.ir import TensorType
-from xarr._ops.contraction import computation_code, normalize_precision, result_code
+from xarr._ops.contraction import (as_result, computation_code, gemm_operands,
+                                   normalize_precision, result_code)
 from xarr._ops.structural import apply, on_strided, pad, rev, transpose
 from xarr._registry import Op, register
 
@@ -399,22 +400,12 @@ def _conv_impl(lhs, rhs, **attrs):
     rtype = _conv_rule([TensorType(CODE_OF[lhs.dtype], tuple(lhs.shape), None),
                         TensorType(CODE_OF[rhs.dtype], tuple(rhs.shape), None)], **attrs)
     code = computation_code(rtype.code, CODE_OF[lhs.dtype], CODE_OF[rhs.dtype])
-    operands = []
-    for x in (lhs, rhs):
-        if not gemm_computes(code, CODE_OF[x.dtype]):
-            x = x.astype(DTYPES[code])
-        operands.append(x)
+    a, b = gemm_operands(code, lhs, rhs)
     out = _tensor.empty(rtype.dims, code)
-    if all(rtype.dims) and _depthwise(operands[0], operands[1], out, attrs):
-        pass
-    elif all(rtype.dims):
-        lhs, attrs = _padded_first(operands[0], operands[1], rtype.dims, attrs)
-        _conv_regions(lhs, operands[1], out, attrs)
-    if code == rtype.code:
-        return out
-    if KINDS[rtype.code] == "b":
-        return out != 0
-    return out.astype(DTYPES[rtype.code])
+    if all(rtype.dims) and not _depthwise(a, b, out, attrs):
+        a, attrs = _padded_first(a, b, rtype.dims, attrs)
+        _conv_regions(a, b, out, attrs)
+    return as_result(out, code, rtype.code)
 
 
 # ------------------------------------------------------------------------ HLO text

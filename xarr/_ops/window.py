@@ -28,7 +28,7 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._bindings.window import reduce_window_into, select_and_scatter_add_into
-from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES
+from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
 from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, Module, TensorType
 from xarr._graph.trace import Traced, TracedComputation, recorder, trace_sub
