@@ -2,6 +2,8 @@
 // in core/isa.h with the other process-wide kernel switches).
 #pragma once
 
+#include <omp.h>
+
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -52,6 +54,23 @@ void parallel_for(int nt, int64_t n, Body body) {
 // parallel_for_dynamic, whose make_state() allocates, catches what a thread throws, lets
 // the other threads finish their items, and rethrows the first exception after the region
 // (so std::bad_alloc reaches the binding, which raises MemoryError).
+// split_items: work(begin, end) over work items [0, n) on up to nt threads, each thread
+// one contiguous share (inline, no parallel region, for one thread or fewer than 2 items).
+// Example: split_items(nt, blocks, [&](int64_t b, int64_t e) { run_blocks(b, e); });
+template <class Work>
+void split_items(int nt, int64_t n, const Work& work) {
+  if (n < nt) nt = static_cast<int>(n);
+  if (nt <= 1) {
+    work(0, n);
+    return;
+  }
+#pragma omp parallel num_threads(nt)
+  {
+    const int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
+    work(n * t / team, n * (t + 1) / team);
+  }
+}
+
 template <class MakeState, class Body>
 void parallel_for_dynamic(int nt, int64_t n, int64_t chunk, MakeState make_state, Body body) {
   if (nt <= 1) {

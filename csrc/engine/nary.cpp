@@ -335,23 +335,6 @@ void run_repeated(const Loop& loop, const Plan& p, char* const* ptrs, uint32_t r
   }
 }
 
-// Runs work(begin, end) over work items [0, items) on up to nt threads, each thread one
-// contiguous share (one thread, no parallel region, when there are fewer than 2 items).
-template <class Work>
-void split_items(int nt, int64_t items, const Work& work) {
-  if (items < nt) nt = static_cast<int>(items);
-  if (nt <= 1) {
-    work(0, items);
-    return;
-  }
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const int n = omp_get_num_threads();
-    work(items * t / n, items * (t + 1) / n);
-  }
-}
-
 }  // namespace
 
 template <class Loop>

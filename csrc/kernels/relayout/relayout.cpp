@@ -207,16 +207,7 @@ void copy_strided_isa(int isa, int itemsize, int ndim, const int64_t* dims, cons
       panel(s + i0 * os[I], os[J], d + i0 * odst[I], odst[I], ni, od[J], stream);
     }
   };
-  if (nt <= 1) {
-    run(0, items);
-    return;
-  }
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const int n = omp_get_num_threads();
-    run(items * t / n, items * (t + 1) / n);
-  }
+  split_items(nt, items, run);
 }
 
 const TransposeTable& transpose_table(int isa) {

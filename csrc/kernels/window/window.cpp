@@ -27,8 +27,7 @@ template <class Fn>
 void split_rows(int64_t rows, double work, Fn fn) {
   int nt = get_num_threads();
   if (work < static_cast<double>(kParallelMinElements) || rows < 2) nt = 1;
-  nt = static_cast<int>(std::min<int64_t>(nt, rows));
-  parallel_for(nt, nt, [&](int64_t t) { fn(rows * t / nt, rows * (t + 1) / nt); });
+  split_items(nt, rows, fn);
 }
 
 // Moves dim `from` of each of the per-dim arrays to the end (the row dim).
