@@ -137,6 +137,23 @@ def test_reduce_window_monoids_against_reference(case, name, dt):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("width, pads", [(8, (0, 0)), (9, (1, 0)), (9, (1, 1)), (10, (2, 1)),
+                                         (7, (0, 1)), (1, (1, 1)), (2, (2, 2))])
+def test_two_wide_stride_two_pools_with_padding(name, width, pads):
+    # The one-pass path for 2-wide, stride-2 max / min windows (window_kernels.h pool2):
+    # interior pairs together, border outputs tap by tap, against the reference.
+    x = np.random.default_rng(width).standard_normal((3, 5, width)).astype(np.float32)
+    lax_fn, np_fn = MONOIDS[name]
+    init = np.float32(-np.inf if name == "max" else np.inf)
+    win, strides, padding = (1, 2, 2), (1, 1, 2), ((0, 0), (1, 0), pads)
+    want = reference_reduce_window(x, init, np_fn, win, strides, padding, (1, 1, 1),
+                                   (1, 1, 1))
+    for t in (xa.asarray(x), make_tensor(x, "step")):
+        got = lax.reduce_window(t, init, lax_fn, win, strides, padding)
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 @settings(max_examples=30, deadline=None)
 @given(window_cases())
 def test_reduce_window_of_a_callable_and_of_two_operands(case):

@@ -158,20 +158,37 @@ void reduce_rows_typed(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   // (an array, not std::vector<C>: vector<bool> has no data())
   std::unique_ptr<C[]> acc(new C[static_cast<size_t>(inner.out)]);
   C* a = acc.get();
-  // (max / min only: a sum keeps the taps' order, init + x0 + x1)
-  const bool pairs = (OP == kWindowMax || OP == kWindowMin) && inner.size == 2 &&
-                     inner.stride == 2 && inner.win_dil == 1 && inner.base_dil == 1 &&
-                     inner.pad_lo == 0 && 2 * inner.out <= inner.in &&
+  // Max / min pools of 2 wide with stride 2 (2x2/2, any padding): the outputs whose taps
+  // are both inside the row, [jl, jh), in one pass that reads each pair together (2x2/2 on
+  // 16x64x112x112 on a Zen 4 VM: 6.0 -> 1.6 ms); the few others tap by tap. (Max / min
+  // only: a sum keeps the taps' order, init + x0 + x1. 3-wide windows measured slower this
+  // way, 0.18 -> 0.045 of copy bandwidth: they stay on the per-tap rows.)
+  const bool pool2 = (OP == kWindowMax || OP == kWindowMin) && inner.size == 2 &&
+                     inner.stride == 2 &&
+                     inner.win_dil == 1 && inner.base_dil == 1 &&
                      p.in_stride[L] == int64_t{sizeof(T)};
+  const int64_t pad = inner.pad_lo, reach = inner.in - inner.size + pad;
+  const int64_t jl = std::min(inner.out, pad > 0 ? (pad + 1) / 2 : int64_t{0});
+  const int64_t jh = std::max(jl, std::min(inner.out, reach < 0 ? int64_t{0} : reach / 2 + 1));
   int64_t o[kWindowMaxDims];
   for (int64_t r = lo; r < hi; ++r) {
     row_index(p.dim, L, r, o);
     for (int64_t j = 0; j < inner.out; ++j) a[j] = init;
     outer_taps(p.dim, o, p.in_stride, L, [&](int64_t off) {
-      if (pairs) {   // max / min pools of 2 wide, stride 2: one pass, pairs deinterleaved
+      if (pool2) {
         const T* s = reinterpret_cast<const T*>(p.in + off);
-        for (int64_t j = 0; j < inner.out; ++j)
-          a[j] = combine<OP>(a[j], combine<OP>(load(s[2 * j]), load(s[2 * j + 1])));
+        const T* first = s + (jl < jh ? 2 * jl - pad : 0);   // the pair of output jl
+        for (int64_t j = jl; j < jh; ++j)
+          a[j] = combine<OP>(a[j], combine<OP>(load(first[2 * (j - jl)]),
+                                               load(first[2 * (j - jl) + 1])));
+        auto border = [&](int64_t j) {
+          for (int64_t k = 0; k < inner.size; ++k) {
+            const int64_t x = 2 * j + k - pad;
+            if (x >= 0 && x < inner.in) a[j] = combine<OP>(a[j], load(s[x]));
+          }
+        };
+        for (int64_t j = 0; j < jl; ++j) border(j);
+        for (int64_t j = jh; j < inner.out; ++j) border(j);
         return;
       }
       for (int64_t k = 0; k < inner.size; ++k)
