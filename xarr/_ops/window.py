@@ -295,7 +295,6 @@ def _select_and_scatter_generic(operand, source, init, select_comp, scatter_comp
     in order, the running choice keeps itself where select(choice, tap) holds; then each
     tap's view of the output takes scatter(out, source) where that tap was chosen. Padding
     (never selectable) is marked by a validity view of the padded grid."""
-    code = CODE_OF[operand.dtype]
     views, grid = _tap_views(operand, init, attrs)
     valid = _valid_views(operand.shape, attrs)
     best = chosen = have = None

@@ -78,8 +78,7 @@ int depthwise_run(const DepthwiseProblem& prob) {
     taps *= p.dim[d].size;
   }
   if (positions * p.batch * p.out_feat == 0) return 0;
-  const int64_t es = dtype_itemsize(p.dtype);
-  const bool ci = p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
+  const bool ci = depthwise_channels_inner(p);
   if (!ci) move_last(n, innermost(p.out_s, p.dim, n), p.dim, p.in_s, p.w_s, p.out_s);
   const int64_t rows = ci ? p.batch * positions
                           : p.batch * p.out_feat * (positions / p.dim[n - 1].out);

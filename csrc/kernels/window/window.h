@@ -32,6 +32,7 @@
 
 #include <cstdint>
 
+#include "core/dtype.h"
 #include "core/isa.h"
 
 namespace xarr {
@@ -78,6 +79,13 @@ struct DepthwiseProblem {
   int64_t w_sf = 0, w_s[3] = {};                 // output feature, spatial taps
   int64_t out_sb = 0, out_sf = 0, out_s[3] = {};
 };
+
+// Whether a depthwise problem runs in the channel-inner form (NHWC: multiplier 1 and unit
+// feature strides, the vector loop over features) rather than along its last spatial dim.
+inline bool depthwise_channels_inner(const DepthwiseProblem& p) {
+  const int64_t es = p.dtype == kF64 ? 8 : 4;
+  return p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
+}
 
 // A family table: per ISA, the row kernels (window_kernels.h compiled with the ISA's
 // flags). Each runs rows [lo, hi) of its problem on the calling thread; the driver

@@ -426,14 +426,9 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
   }
 }
 
-// Whether the channel-inner form applies (window.h DepthwiseProblem).
-inline bool channels_inner(const DepthwiseProblem& p) {
-  const int64_t es = p.dtype == kF32 ? 4 : 8;
-  return p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
-}
 
 inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
-  const bool ci = channels_inner(p);
+  const bool ci = depthwise_channels_inner(p);
   if (p.dtype == kF32) depthwise_rows_typed<float>(p, ci, lo, hi);
   else if (p.dtype == kF64) depthwise_rows_typed<double>(p, ci, lo, hi);
   else return 1;
