@@ -243,6 +243,40 @@ def test_conv_on_every_layout_matches_row_major(case, how):
     assert got.shape == want.shape
 
 
+@st.composite
+def depthwise_cases(draw):
+    """Depthwise convolutions (feature_group_count = input features) with rows wide enough
+    for the kernel's vector blocks (>= 16 outputs), every stride, dilation and padding."""
+    n = draw(st.sampled_from([1, 2, 2, 3]))
+    spec = draw(st.sampled_from(_SPECS[n]))
+    feat, mult = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    in_sp = [draw(st.integers(1, 5)) for _ in range(n - 1)] + [draw(st.integers(14, 45))]
+    win = [draw(st.integers(1, 4)) for _ in range(n)]
+    strides = [draw(st.integers(1, 5)) for _ in range(n)]
+    lhs_dil = [draw(st.sampled_from([1, 1, 1, 2])) for _ in range(n)]
+    rhs_dil = [draw(st.sampled_from([1, 1, 2])) for _ in range(n)]
+    padding = []
+    for d in range(n):
+        size = (in_sp[d] - 1) * lhs_dil[d] + 1
+        padding.append((draw(st.integers(-min(size, 2), 3)), draw(st.integers(-min(size, 2), 3))))
+    return dict(n=n, spec=spec, fgc=feat, bgc=1, batch=draw(st.integers(1, 2)), i_feat=1,
+                o_feat=feat * mult, in_sp=in_sp, win=win, strides=strides, lhs_dil=lhs_dil,
+                rhs_dil=rhs_dil, padding=padding,
+                dt=draw(st.sampled_from([np.float32, np.float64])),
+                seed=draw(st.integers(0, 2 ** 31)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(depthwise_cases(), st.sampled_from(["dense", "dense", "colmajor", "step"]))
+def test_depthwise_wide_rows_against_reference(case, how):
+    x, w, dn = _operands(case)
+    args = (case["strides"], case["padding"], case["lhs_dil"], case["rhs_dil"], dn,
+            case["fgc"], 1)
+    ref, mag = reference_conv(x, w, *args)
+    lhs = xa.asarray(x) if how == "dense" else make_tensor(x, how)
+    _close(_conv(lhs, xa.asarray(w), *args), ref, mag, int(np.prod(case["win"])), case["dt"])
+
+
 def test_nchw_and_nhwc_agree():
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 5, 9, 8)).astype(np.float32)

@@ -291,6 +291,148 @@ void run_row_taps(const RowTap<T>* taps, int64_t count, int64_t stride, int64_t 
   }
 }
 
+// Depthwise rows through a padded copy (the spatial-inner form of a 1-D or 2-D problem
+// without base dilation): the input rows a run of output rows reads are copied once into
+// a small buffer with their padding as zeros, split into `stride` phases along the row
+// (phase ph holds padded columns ph, ph + stride, ...), so every tap of every output is a
+// plain load at a fixed offset and each vector of outputs accumulates all taps in a
+// register, borders included. Worked example: 3x3, stride 1, padding 1 on a 56 x 56
+// plane: the buffer is 58 x 58 (one zero row and column each side); tap (ky, kx) of
+// output (y, j) reads buffer[y + ky][j + kx]. With stride 2 along the row, padded columns
+// 0, 2, 4, ... form phase 0 and 1, 3, 5, ... phase 1; tap kx reads phase kx % 2 at j + kx / 2.
+struct PlaneGeometry {
+  WindowDim outer, inner;          // outer: a size-1 dim for a 1-D problem
+  int64_t in_s_outer = 0, in_s_inner = 0, w_s_outer = 0, w_s_inner = 0;
+  int64_t out_s_outer = 0, out_s_inner = 0;
+};
+
+inline bool plane_geometry(const DepthwiseProblem& p, PlaneGeometry* g) {
+  const int n = p.nspatial;
+  if (n > 2) return false;
+  g->inner = p.dim[n - 1];
+  g->in_s_inner = p.in_s[n - 1];
+  g->w_s_inner = p.w_s[n - 1];
+  g->out_s_inner = p.out_s[n - 1];
+  if (n == 2) {
+    g->outer = p.dim[0];
+    g->in_s_outer = p.in_s[0];
+    g->w_s_outer = p.w_s[0];
+    g->out_s_outer = p.out_s[0];
+  }
+  return g->outer.base_dil == 1 && g->inner.base_dil == 1 && g->inner.stride <= 4;
+}
+
+// Output rows [lo, hi) (row r: plane r / outer.out, output row r % outer.out) of a
+// problem plane_geometry accepted. NT: the tap count when fixed at compile time (9: 3x3),
+// else 0.
+template <class T, int NT>
+void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int64_t lo,
+                          int64_t hi) {
+  constexpr int64_t L = 64 / sizeof(T);
+  const WindowDim &go = g.outer, &gi = g.inner;
+  const int64_t F = p.out_feat, W = gi.out, s = gi.stride;
+  const int64_t ntaps = NT ? NT : go.size * gi.size;
+  // phase length: the last output's farthest tap, j + ((size - 1) * win_dil) / s
+  const int64_t span = ((gi.size - 1) * gi.win_dil) / s;
+  const int64_t phase_len = W + span;
+  const int64_t row_len = s * phase_len;              // one padded input row, all phases
+  // output rows per chunk: the buffer stays within 64 KiB (at least one row)
+  const int64_t rows_per_out = go.stride, extra = (go.size - 1) * go.win_dil + 1;
+  int64_t chunk = std::max<int64_t>(
+      1, (int64_t{65536} / int64_t{sizeof(T)} / row_len - extra) / rows_per_out + 1);
+  std::vector<T> buf(static_cast<size_t>(((chunk - 1) * rows_per_out + extra) * row_len));
+  std::vector<T> tmp(static_cast<size_t>(W));
+  std::vector<int64_t> off(static_cast<size_t>(ntaps));  // tap offsets in buf, at row 0
+  std::vector<T> wv(static_cast<size_t>(ntaps));
+  for (int64_t ky = 0, t = 0; ky < go.size; ++ky)
+    for (int64_t kx = 0; kx < gi.size; ++kx, ++t) {
+      const int64_t c = kx * gi.win_dil;
+      off[t] = ky * go.win_dil * row_len + (c % s) * phase_len + c / s;
+    }
+  const int64_t outer = go.out;
+  const char* built = nullptr;   // the input plane and first row now in buf
+  int64_t built_y0 = -1, built_rows = 0;
+  for (int64_t r = lo; r < hi;) {
+    const int64_t bf = r / outer, oy0 = r % outer;
+    const int64_t oy1 = std::min({outer, oy0 + chunk, oy0 + (hi - r)});
+    const int64_t b = bf / F, f = bf % F;
+    const char* in0 = p.in + b * p.in_sb + (f / p.multiplier) * p.in_sf;
+    // padded rows [y0, y0 + nrows): padded row y is input row y - pad_lo
+    const int64_t y0 = oy0 * go.stride, nrows = (oy1 - 1 - oy0) * go.stride + extra;
+    if (built != in0 || built_y0 != y0 || built_rows != nrows) {
+      for (int64_t y = 0; y < nrows; ++y) {
+        T* row = buf.data() + y * row_len;
+        const int64_t iy = y0 + y - go.pad_lo;
+        if (iy < 0 || iy >= go.in) {
+          std::fill(row, row + row_len, T(0));
+          continue;
+        }
+        const char* src = in0 + iy * g.in_s_outer;
+        for (int64_t ph = 0; ph < s; ++ph) {
+          T* dst = row + ph * phase_len;
+          // element i of phase ph: padded column i * s + ph, input column that - pad_lo
+          const int64_t first = ph - gi.pad_lo;    // input column of i = 0
+          const int64_t i0 = first >= 0 ? 0 : std::min(phase_len, (-first + s - 1) / s);
+          const int64_t i1 = std::max(i0, std::min(phase_len,
+                                                   gi.in - first <= 0 ? 0
+                                                   : (gi.in - first + s - 1) / s));
+          std::fill(dst, dst + i0, T(0));
+          if (s == 1 && g.in_s_inner == int64_t{sizeof(T)}) {
+            std::memcpy(dst + i0, reinterpret_cast<const T*>(src) + (i0 + first),
+                        static_cast<size_t>(i1 - i0) * sizeof(T));
+          } else {
+            for (int64_t i = i0; i < i1; ++i)
+              dst[i] = *reinterpret_cast<const T*>(src + (i * s + first) * g.in_s_inner);
+          }
+          std::fill(dst + i1, dst + phase_len, T(0));
+        }
+      }
+      built = in0;
+      built_y0 = y0;
+      built_rows = nrows;
+    }
+    const char* w0 = p.w + f * p.w_sf;
+    for (int64_t ky = 0, t = 0; ky < go.size; ++ky)
+      for (int64_t kx = 0; kx < gi.size; ++kx, ++t)
+        wv[t] = *reinterpret_cast<const T*>(w0 + ky * g.w_s_outer + kx * g.w_s_inner);
+    // (a fixed tap count keeps offsets and weights in registers: the output stores may
+    // alias neither local copy)
+    int64_t o_fixed[NT ? NT : 1];
+    T w_fixed[NT ? NT : 1];
+    if constexpr (NT > 0) {
+      std::copy(off.begin(), off.end(), o_fixed);
+      std::copy(wv.begin(), wv.end(), w_fixed);
+    }
+    const int64_t* o = NT ? o_fixed : off.data();
+    const T* w = NT ? w_fixed : wv.data();
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const T* base = buf.data() + (oy - oy0) * go.stride * row_len;
+      char* dst_row = p.out + b * p.out_sb + f * p.out_sf + oy * g.out_s_outer;
+      const bool direct = g.out_s_inner == int64_t{sizeof(T)};
+      T* a = direct ? reinterpret_cast<T*>(dst_row) : tmp.data();
+      if (W >= L) {
+        for (int64_t j0 = 0;; j0 += L) {   // the last block overlaps the one before
+          const int64_t j = std::min(j0, W - L);
+          Vec64<T> acc = {};
+          for (int64_t t = 0; t < ntaps; ++t) acc += w[t] * load64(base + o[t] + j);
+          std::memcpy(a + j, &acc, sizeof(acc));
+          if (j0 + L >= W) break;
+        }
+      } else {
+        for (int64_t j = 0; j < W; ++j) {
+          T sum = T(0);
+          for (int64_t t = 0; t < ntaps; ++t) sum += w[t] * base[o[t] + j];
+          a[j] = sum;
+        }
+      }
+      if (!direct)
+        for (int64_t j = 0; j < W; ++j)
+          *reinterpret_cast<T*>(dst_row + j * g.out_s_inner) = a[j];
+    }
+    r += oy1 - oy0;
+  }
+}
+
 // Depthwise rows. Spatial-inner form (channels_inner false): a row is (b, f, o[0..n-1)),
 // the vector loop runs along the last spatial dim. Channel-inner form (NHWC, multiplier
 // 1, unit feature strides): a row is (b, o[0..n)), the vector loop runs over features.
@@ -301,6 +443,12 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
   const int64_t F = p.out_feat;
   int64_t o[3];
   if (!channels_inner) {
+    PlaneGeometry g;
+    if (plane_geometry(p, &g)) {
+      if (g.outer.size * g.inner.size == 9) depthwise_plane_rows<T, 9>(p, g, lo, hi);
+      else depthwise_plane_rows<T, 0>(p, g, lo, hi);
+      return;
+    }
     const WindowDim& inner = p.dim[n - 1];
     std::vector<T> acc(static_cast<size_t>(inner.out));
     T* a = acc.data();
