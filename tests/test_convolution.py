@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
@@ -275,6 +275,97 @@ def test_depthwise_wide_rows_against_reference(case, how):
     ref, mag = reference_conv(x, w, *args)
     lhs = xa.asarray(x) if how == "dense" else make_tensor(x, how)
     _close(_conv(lhs, xa.asarray(w), *args), ref, mag, int(np.prod(case["win"])), case["dt"])
+
+
+@st.composite
+def winograd_cases(draw):
+    """3x3 stride-1 f32 NCHW convolutions, the shapes Winograd's F(2x2, 3x3) takes: odd and
+    even output sizes (half-empty edge tiles), panels of tiles crossing rows and images,
+    output features not a multiple of the micro-kernel's rows."""
+    h, w = draw(st.integers(1, 23)), draw(st.integers(1, 37))
+    pad = [(draw(st.integers(-1, 3)), draw(st.integers(-1, 3))) for _ in range(2)]
+    for size, (lo, hi) in zip((h, w), pad):
+        assume(size + lo + hi >= 3)
+    return dict(batch=draw(st.integers(1, 3)), c=draw(st.integers(2, 24)),   # (1: depthwise)
+                k=draw(st.integers(1, 40)), h=h, w=w, pad=pad,
+                seed=draw(st.integers(0, 2 ** 31)))
+
+
+@pytest.fixture
+def winograd_calls(monkeypatch):
+    """Counts the convolutions that took the Winograd kernel."""
+    import xarr._ops.convolution as conv_module
+    calls = []
+    real = conv_module.winograd_into
+
+    def spy(*args):
+        calls.append(args[0].shape)
+        return real(*args)
+
+    monkeypatch.setattr(conv_module, "winograd_into", spy)
+    return calls
+
+
+def _close_winograd(got, x, w, pad):
+    """Winograd's transforms mix a 2x2 output tile's whole 4x4 input patch: its error is
+    bounded by eps times the products of that patch (for an output at (y, x): the 5x5
+    input area around its window, times the largest filter tap), summed over features."""
+    (pt, pb), (pl, pr) = pad
+    ref, _ = reference_conv(x, w, (1, 1), pad, (1, 1), (1, 1), _nchw(2))
+    got = np.asarray(got)
+    assert got.shape == ref.shape
+    ax = np.pad(np.abs(x.astype(np.float64)),
+                ((0, 0), (0, 0), (max(pt + 1, 0), max(pb + 3, 0)), (max(pl + 1, 0), max(pr + 3, 0))))
+    ax = ax[:, :, max(-pt - 1, 0):, max(-pl - 1, 0):]
+    area = np.lib.stride_tricks.sliding_window_view(ax, (5, 5), axis=(2, 3)).sum(axis=(-1, -2))
+    mag = np.einsum("bchw,kc->bkhw", area, np.abs(w.astype(np.float64)).max(axis=(2, 3)))
+    mag = mag[:, :, :ref.shape[2], :ref.shape[3]]
+    bound = (9 * x.shape[1] + 2) * _eps(np.float32) * mag + 4 * np.finfo(np.float32).tiny
+    assert np.all(np.abs(got - ref) <= bound), np.max(np.abs(got - ref) - bound)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])   # (counts only grow)
+@given(case=winograd_cases())
+def test_winograd_against_reference(case, winograd_calls):
+    rng = np.random.default_rng(case["seed"])
+    x = rng.standard_normal((case["batch"], case["c"], case["h"], case["w"])).astype(np.float32)
+    w = rng.standard_normal((case["k"], case["c"], 3, 3)).astype(np.float32)
+    before = len(winograd_calls)
+    got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 1), case["pad"])
+    assert len(winograd_calls) == before + 1
+    _close_winograd(got, x, w, case["pad"])
+
+
+def test_winograd_feature_chunks_views_and_the_fallbacks(winograd_calls):
+    rng = np.random.default_rng(8)
+    # more than 128 input features: the products accumulate over two passes
+    x = rng.standard_normal((2, 150, 9, 17)).astype(np.float32)
+    w = rng.standard_normal((5, 150, 3, 3)).astype(np.float32)
+    got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 1), "SAME")
+    _close_winograd(got, x, w, ((1, 1), (1, 1)))
+    # a view with strided rows and features (rows still contiguous), and a strided filter
+    big = rng.standard_normal((3, 8, 30, 19)).astype(np.float32)
+    wk = rng.standard_normal((7, 8, 3, 5)).astype(np.float32)
+    xv, wv = xa.asarray(big)[:, ::2, ::3], xa.asarray(wk)[:, ::2, :, 1:4]
+    got = lax.conv_general_dilated(xv, wv, (1, 1), ((2, 0), (0, 1)))
+    _close_winograd(got, big[:, ::2, ::3], wk[:, ::2, :, 1:4], ((2, 0), (0, 1)))
+    assert len(winograd_calls) == 2
+    # not taken: f64, stride 2, dilation, groups, NHWC rows, a 5x5 window
+    x = rng.standard_normal((2, 8, 10, 12)).astype(np.float32)
+    w = rng.standard_normal((8, 8, 3, 3)).astype(np.float32)
+    X, Wt = xa.asarray(x), xa.asarray(w)
+    lax.conv_general_dilated(xa.asarray(x.astype(np.float64)), xa.asarray(w.astype(np.float64)),
+                             (1, 1), "SAME")
+    lax.conv_general_dilated(X, Wt, (2, 2), "SAME")
+    lax.conv_general_dilated(X, Wt, (1, 1), "SAME", rhs_dilation=(2, 1))
+    lax.conv_general_dilated(X, Wt[:, :4], (1, 1), "SAME", feature_group_count=2)
+    lax.conv_general_dilated(xa.asarray(np.ascontiguousarray(x.transpose(0, 2, 3, 1))),
+                             xa.asarray(np.ascontiguousarray(w.transpose(2, 3, 1, 0))), (1, 1),
+                             "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    lax.conv_general_dilated(X, xa.asarray(rng.standard_normal((8, 8, 5, 5)).astype(np.float32)),
+                             (1, 1), "SAME")
+    assert len(winograd_calls) == 2
 
 
 def test_nchw_and_nhwc_agree():

@@ -51,10 +51,18 @@ cdef extern from "kernels/window/window.h" namespace "xarr" nogil:
         int64_t in_s[3]
         int64_t w_s[3]
         int64_t out_s[3]
+    cdef cppclass WinogradProblem:
+        const char* in_ "in"
+        const char* w
+        char* out
+        int64_t batch, in_feat, out_feat, in_h, in_w, out_h, out_w, pad_top, pad_left
+        int64_t in_sb, in_sc, in_sh, w_so, w_si, w_sh, w_sw, out_sb, out_sk, out_sh
+    void winograd_run(const WinogradProblem& p) except +
     int reduce_window_run(const ReduceWindowProblem& p) except +
     int select_and_scatter_add_run(const SelectScatterProblem& p) except +
     int depthwise_run(const DepthwiseProblem& p) except +
 
+cdef int _F32 = DTYPES.index("float32")
 OPS = {"add": 0, "mul": 1, "max": 2, "min": 3, "and": 4, "or": 5}
 SELECTS = {"ge": 0, "gt": 1, "le": 2, "lt": 3}
 
@@ -175,4 +183,37 @@ def depthwise_into(Tensor out, Tensor lhs, Tensor rhs, spec, geometry, int64_t m
         rc = depthwise_run(p)
     if rc:
         raise TypeError(f"depthwise: no kernel for {DTYPES[a._dtype]}")
+    return out
+
+
+def winograd_into(Tensor out, Tensor lhs, Tensor rhs, spec, int64_t pad_top, int64_t pad_left):
+    """out = a 3x3, stride-1 convolution of f32 lhs and rhs by Winograd's F(2x2, 3x3)
+    (window.h winograd_run). ``spec`` as depthwise_into's (rhs: output feature, input
+    feature, spatial...); lhs's and out's second spatial dims must be contiguous."""
+    cdef Tensor a = as_strided(lhs)
+    cdef Tensor w = as_strided(rhs)
+    cdef WinogradProblem p
+    _check_out(out, "conv_general_dilated")
+    ls, rs, os = spec
+    if not (a._dtype == w._dtype == out._dtype == _F32) or \
+            len(ls) != 4 or w._dims[rs[2]] != 3 or w._dims[rs[3]] != 3 or \
+            a._strides[ls[3]] != 4 or out._strides[os[3]] != 4:
+        raise TypeError("winograd: f32, 2 spatial dims, a 3x3 window, contiguous rows")
+    p.in_ = a._data
+    p.w = w._data
+    p.out = out._data
+    p.batch = a._dims[ls[0]]
+    p.in_feat, p.out_feat = a._dims[ls[1]], w._dims[rs[0]]
+    p.in_h, p.in_w = a._dims[ls[2]], a._dims[ls[3]]
+    p.out_h, p.out_w = out._dims[os[2]], out._dims[os[3]]
+    p.pad_top, p.pad_left = pad_top, pad_left
+    p.in_sb, p.in_sc, p.in_sh = a._strides[ls[0]], a._strides[ls[1]], a._strides[ls[2]]
+    p.w_so, p.w_si = w._strides[rs[0]], w._strides[rs[1]]
+    p.w_sh, p.w_sw = w._strides[rs[2]], w._strides[rs[3]]
+    p.out_sb, p.out_sk, p.out_sh = out._strides[os[0]], out._strides[os[1]], out._strides[os[2]]
+    if out._dims[os[0]] != p.batch or out._dims[os[1]] != p.out_feat or \
+            w._dims[rs[1]] != p.in_feat:
+        raise ValueError("winograd: operand and output dims disagree")
+    with nogil:
+        winograd_run(p)
     return out

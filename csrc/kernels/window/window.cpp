@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <numeric>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "core/capi.h"
 #include "core/dtype.h"
 #include "core/threading.h"
+#include "kernels/gemm/gemm.h"
 
 namespace xarr {
 
@@ -258,6 +262,101 @@ int select_and_scatter_add_run(const SelectScatterProblem& p) {
     }
   });
   return status;
+}
+
+// ------------------------------------------------------------------ Winograd F(2x2, 3x3)
+namespace {
+
+// 64-byte aligned scratch (the micro-kernel's packed panels).
+struct AlignedFloats {
+  float* p = nullptr;
+  int64_t bytes = 0;
+  explicit AlignedFloats(int64_t n) : bytes(std::max<int64_t>(n, 16) * 4) {
+    p = static_cast<float*>(aligned_alloc64(bytes));
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, static_cast<size_t>(bytes));
+  }
+  AlignedFloats(const AlignedFloats&) = delete;
+  AlignedFloats& operator=(const AlignedFloats&) = delete;
+  ~AlignedFloats() { aligned_free(p, bytes); }
+};
+
+// The GEMM's A operand: G g G^T of every (output, input) feature pair, packed as the
+// micro-kernel reads it: u[((xi * panels + k / mr) * C + c) * mr + k % mr], k < K (rows
+// up to the padded K stay zero).
+void transform_filters(const WinogradProblem& p, int64_t mr, int64_t panels, float* u) {
+  const int64_t C = p.in_feat;
+  for (int64_t k = 0; k < p.out_feat; ++k)
+    for (int64_t c = 0; c < C; ++c) {
+      float g[3][3], gt[4][3];   // gt = G g
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          g[a][b] = *reinterpret_cast<const float*>(p.w + k * p.w_so + c * p.w_si +
+                                                    a * p.w_sh + b * p.w_sw);
+      for (int b = 0; b < 3; ++b) {
+        gt[0][b] = g[0][b];
+        gt[1][b] = 0.5f * (g[0][b] + g[1][b] + g[2][b]);
+        gt[2][b] = 0.5f * (g[0][b] - g[1][b] + g[2][b]);
+        gt[3][b] = g[2][b];
+      }
+      for (int i = 0; i < 4; ++i) {
+        const float row[4] = {gt[i][0], 0.5f * (gt[i][0] + gt[i][1] + gt[i][2]),
+                              0.5f * (gt[i][0] - gt[i][1] + gt[i][2]), gt[i][2]};
+        for (int j = 0; j < 4; ++j)
+          u[(((4 * i + j) * panels + k / mr) * C + c) * mr + k % mr] = row[j];
+      }
+    }
+}
+
+}  // namespace
+
+void winograd_run(const WinogradProblem& p) {
+  const int64_t C = p.in_feat, K = p.out_feat;
+  if (p.batch * K * p.out_h * p.out_w == 0 || C == 0) return;
+  const GemmTable& gt = gemm_table();
+  GemmMicroKernel uk = gt.kernel[kGemmF32];
+  const GemmMicroKernel& flat = gt.flat[kGemmF32];
+  auto padded = [K](const GemmMicroKernel& k) { return (K + k.mr - 1) / k.mr * k.mr; };
+  if (flat.fn && padded(flat) < padded(uk)) uk = flat;
+  const int64_t mr = uk.mr, nr = uk.nr, kp = padded(uk), panels_k = kp / mr;
+  AlignedFloats u(16 * kp * C);
+  transform_filters(p, mr, panels_k, u.p);
+  const int64_t tiles_x = (p.out_w + 1) / 2, per_image = (p.out_h + 1) / 2 * tiles_x;
+  const int64_t tiles = p.batch * per_image, panels = (tiles + nr - 1) / nr;
+  // input features per pass: the transformed panel (16 x cb x nr) stays in L2; chunks
+  // start at multiples of 128, so A's panels stay 64-byte aligned
+  const int64_t cb = std::min<int64_t>(C, 128);
+  const int64_t v_xi = cb * nr + 16, m_xi = kp * nr;
+  const WindowTable& t = window_table();
+  const double flops = 2.0 * 16 * static_cast<double>(tiles) * C * K;
+  const int nt = flops < 4.0 * kParallelMinElements ? 1 : get_num_threads();
+  split_items(nt, panels, [&](int64_t lo, int64_t hi) {
+    AlignedFloats v(16 * v_xi), m(16 * m_xi + 16);
+    std::vector<WinogradSegment> seg;
+    if (uk.begin) uk.begin();
+    for (int64_t panel = lo; panel < hi; ++panel) {
+      seg.clear();
+      const int64_t first = panel * nr, last = std::min(tiles, first + nr);
+      for (int64_t i = first; i < last;) {
+        const int64_t b = i / per_image, r = i % per_image;
+        const int64_t ty = r / tiles_x, tx = r % tiles_x;
+        const int64_t n = std::min(tiles_x - tx, last - i);
+        seg.push_back({b, ty, tx, n, i - first});
+        i += n;
+      }
+      const int nseg = static_cast<int>(seg.size());
+      for (int64_t c0 = 0; c0 < C; c0 += cb) {
+        const int64_t c1 = std::min(C, c0 + cb);
+        t.winograd_input(p, seg.data(), nseg, c0, c1, nr, v.p, v_xi);
+        for (int xi = 0; xi < 16; ++xi)
+          for (int64_t q = 0; q < panels_k; ++q)
+            uk.fn(c1 - c0, u.p + ((xi * panels_k + q) * C + c0) * mr, v.p + xi * v_xi,
+                  m.p + xi * m_xi + q * mr * nr, nr, 1, c0 > 0);
+      }
+      t.winograd_output(p, seg.data(), nseg, nr, m.p, m_xi);
+    }
+    if (uk.end) uk.end();
+  });
 }
 
 }  // namespace xarr

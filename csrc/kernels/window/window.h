@@ -87,12 +87,54 @@ inline bool depthwise_channels_inner(const DepthwiseProblem& p) {
   return p.multiplier == 1 && p.in_sf == es && p.out_sf == es && p.w_sf == es;
 }
 
+// winograd_run: a 2-D convolution with a 3x3 window, unit strides and no dilation or groups,
+// f32, whose input and output rows (the second spatial dim) are contiguous (NCHW), by
+// Winograd's F(2x2, 3x3): each 2x2 output tile is A^T [(G g G^T) . (B^T d B)] A, d the
+// tile's 4x4 input patch (zero outside the input), g the 3x3 filter, with 16 products per
+// tile and input feature instead of 36. The 16 elementwise products summed over input
+// features are 16 GEMMs (output features x tiles, over input features) on the GEMM
+// engine's micro-kernel; threads take panels of the kernel's nr tiles, each transforming
+// its panel's input into a packed B operand, multiplying and transforming back, all in L2.
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1],
+//   A^T = [1 1 1 0; 0 1 -1 -1].
+// Worked example, in 1-D (F(2, 3); the 2-D form nests it along both dims): d = [1 2 3 4],
+// g = [1 1 1]: m1 = (d0 - d2) g0 = -2, m2 = (d1 + d2)(g0 + g1 + g2) / 2 = 7.5,
+// m3 = (d2 - d1)(g0 - g1 + g2) / 2 = 0.5, m4 = (d1 - d3) g2 = -2; y0 = m1 + m2 + m3 = 6
+// (= 1 + 2 + 3), y1 = m2 - m3 - m4 = 9 (= 2 + 3 + 4).
+// Rounding differs from a direct sum (the transforms add and halve), within a few units
+// of eps * sum |x| |w| per output.
+struct WinogradProblem {
+  const char* in = nullptr;     // [batch, C, H, W], W contiguous (byte strides below)
+  const char* w = nullptr;      // [K, C, 3, 3]
+  char* out = nullptr;          // [batch, K, OH, OW], OW contiguous
+  int64_t batch = 0, in_feat = 0, out_feat = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t pad_top = 0, pad_left = 0;   // output (y, x) reads input (y + ky - pad_top, ...)
+  int64_t in_sb = 0, in_sc = 0, in_sh = 0;
+  int64_t w_so = 0, w_si = 0, w_sh = 0, w_sw = 0;
+  int64_t out_sb = 0, out_sk = 0, out_sh = 0;
+};
+
+// A run of tiles on one tile row: tiles (ty, tx0 .. tx0 + n - 1) of image b, at lanes
+// lane0 .. lane0 + n - 1 of the panel.
+struct WinogradSegment {
+  int64_t b, ty, tx0, n, lane0;
+};
+
 // A family table: per ISA, the row kernels (window_kernels.h compiled with the ISA's
 // flags). Each runs rows [lo, hi) of its problem on the calling thread; the driver
 // (window.cpp) splits rows over threads.
 struct WindowTable {
   int (*reduce_rows)(const ReduceWindowProblem& p, int64_t lo, int64_t hi) = nullptr;
   int (*depthwise_rows)(const DepthwiseProblem& p, int64_t lo, int64_t hi) = nullptr;
+  // Winograd transforms of one panel (winograd.cpp). Input: for features [c0, c1), the
+  // 16 transformed values of each segment's tiles into v[xi * v_xi + (c - c0) * nr +
+  // lane] (lanes past a segment's end may be written with values of no tile: segments
+  // run in order, and each region v_xi has 16 floats of slack past its c1 - c0 rows).
+  // Output: out tiles from m[xi * m_xi + k * nr + lane], summed over features.
+  void (*winograd_input)(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
+                         int64_t c0, int64_t c1, int64_t nr, float* v, int64_t v_xi) = nullptr;
+  void (*winograd_output)(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
+                          int64_t nr, const float* m, int64_t m_xi) = nullptr;
 };
 XARR_DECLARE_ISA_FILLS(WindowTable, fill_window)
 
@@ -100,5 +142,6 @@ XARR_DECLARE_ISA_FILLS(WindowTable, fill_window)
 int reduce_window_run(const ReduceWindowProblem& p);
 int select_and_scatter_add_run(const SelectScatterProblem& p);
 int depthwise_run(const DepthwiseProblem& p);
+void winograd_run(const WinogradProblem& p);   // throws std::bad_alloc
 
 }  // namespace xarr

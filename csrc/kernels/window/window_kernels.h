@@ -575,6 +575,127 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
 }
 
 
+// ------------------------------------------------------------------ Winograd F(2x2, 3x3)
+// The transforms of window.h's winograd_run, 16 tiles of a tile row per vector: a tile's
+// 4 input columns are the even and odd elements of its patch rows, taken from a copy of
+// the rows with their padding as zeros (one shuffle each); its 2 output columns are
+// interleaved back. A segment of at least 16 tiles ends with a vector overlapping the one
+// before (the same values again); a shorter one computes 16 lanes and stores only its own
+// (input: the later segments overwrite the rest; output: through a staging row).
+typedef int I16 __attribute__((vector_size(64)));
+using F16 = Vec64<float>;
+static_assert(sizeof(F16) / sizeof(float) == 16);
+inline F16 even_lanes(F16 a, F16 b) {
+  return __builtin_shuffle(a, b, I16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+}
+inline F16 odd_lanes(F16 a, F16 b) {
+  return __builtin_shuffle(a, b, I16{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+}
+inline F16 interleave_lo(F16 a, F16 b) {
+  return __builtin_shuffle(a, b, I16{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
+}
+inline F16 interleave_hi(F16 a, F16 b) {
+  return __builtin_shuffle(a, b, I16{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
+}
+
+// Vector starts i0 over a segment of n tiles: 0, 16, ..., the last at max(n - 16, 0).
+template <class Body> inline void tile_vectors(int64_t n, Body body) {
+  for (int64_t i = 0;; i += 16) {
+    body(std::min(i, std::max<int64_t>(n - 16, 0)));
+    if (i + 16 >= n) break;
+  }
+}
+
+inline void winograd_input(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
+                           int64_t c0, int64_t c1, int64_t nr, float* v, int64_t v_xi) {
+  int64_t row_len = 34;   // a vector of 16 tiles reads 34 patch columns
+  for (int s = 0; s < nseg; ++s) row_len = std::max(row_len, 2 * seg[s].n + 2);
+  std::vector<float> rows(static_cast<size_t>(4 * row_len));
+  for (int64_t c = c0; c < c1; ++c) {
+    for (int s = 0; s < nseg; ++s) {
+      const WinogradSegment& g = seg[s];
+      const int64_t xs = 2 * g.tx0 - p.pad_left;   // input column of patch column 0
+      const int64_t lo = std::clamp<int64_t>(-xs, 0, row_len);
+      const int64_t hi = std::clamp<int64_t>(p.in_w - xs, lo, row_len);
+      for (int r = 0; r < 4; ++r) {
+        float* row = rows.data() + r * row_len;
+        const int64_t y = 2 * g.ty - p.pad_top + r;
+        if (y < 0 || y >= p.in_h) {
+          std::fill(row, row + row_len, 0.0f);
+          continue;
+        }
+        const float* src = reinterpret_cast<const float*>(p.in + g.b * p.in_sb + c * p.in_sc +
+                                                          y * p.in_sh) + xs;
+        std::fill(row, row + lo, 0.0f);
+        std::memcpy(row + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+        std::fill(row + hi, row + row_len, 0.0f);
+      }
+      float* dst = v + (c - c0) * nr + g.lane0;
+      tile_vectors(g.n, [&](int64_t i0) {
+        F16 t[4][4];
+        for (int r = 0; r < 4; ++r) {
+          const float* q = rows.data() + r * row_len + 2 * i0;
+          const F16 a0 = load64(q), a1 = load64(q + 16), b0 = load64(q + 2),
+                    b1 = load64(q + 18);
+          const F16 d0 = even_lanes(a0, a1), d1 = odd_lanes(a0, a1), d2 = even_lanes(b0, b1),
+                    d3 = odd_lanes(b0, b1);
+          t[r][0] = d0 - d2;
+          t[r][1] = d1 + d2;
+          t[r][2] = d2 - d1;
+          t[r][3] = d1 - d3;
+        }
+        for (int j = 0; j < 4; ++j) {
+          const F16 u[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
+                            t[1][j] - t[3][j]};
+          for (int i = 0; i < 4; ++i)
+            std::memcpy(dst + (4 * i + j) * v_xi + i0, &u[i], sizeof(F16));
+        }
+      });
+    }
+  }
+}
+
+inline void winograd_output(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
+                            int64_t nr, const float* m, int64_t m_xi) {
+  float stage[32];
+  for (int64_t k = 0; k < p.out_feat; ++k) {
+    for (int s = 0; s < nseg; ++s) {
+      const WinogradSegment& g = seg[s];
+      const float* src = m + k * nr + g.lane0;
+      char* plane = p.out + g.b * p.out_sb + k * p.out_sk;
+      tile_vectors(g.n, [&](int64_t i0) {
+        F16 q[4][2];   // A^T M along the columns of each row of M
+        for (int i = 0; i < 4; ++i) {
+          const F16 m0 = load64(src + (4 * i) * m_xi + i0),
+                    m1 = load64(src + (4 * i + 1) * m_xi + i0),
+                    m2 = load64(src + (4 * i + 2) * m_xi + i0),
+                    m3 = load64(src + (4 * i + 3) * m_xi + i0);
+          q[i][0] = m0 + m1 + m2;
+          q[i][1] = m1 - m2 - m3;
+        }
+        const int64_t x0 = 2 * (g.tx0 + i0);
+        const int64_t width = std::min(2 * std::min<int64_t>(16, g.n - i0), p.out_w - x0);
+        for (int i = 0; i < 2; ++i) {
+          const int64_t y = 2 * g.ty + i;
+          if (y >= p.out_h) break;
+          const F16 y0 = i == 0 ? q[0][0] + q[1][0] + q[2][0] : q[1][0] - q[2][0] - q[3][0];
+          const F16 y1 = i == 0 ? q[0][1] + q[1][1] + q[2][1] : q[1][1] - q[2][1] - q[3][1];
+          const F16 lo = interleave_lo(y0, y1), hi = interleave_hi(y0, y1);
+          float* dst = reinterpret_cast<float*>(plane + y * p.out_sh) + x0;
+          if (width == 32) {
+            std::memcpy(dst, &lo, sizeof(F16));
+            std::memcpy(dst + 16, &hi, sizeof(F16));
+          } else {
+            std::memcpy(stage, &lo, sizeof(F16));
+            std::memcpy(stage + 16, &hi, sizeof(F16));
+            std::memcpy(dst, stage, static_cast<size_t>(width) * sizeof(float));
+          }
+        }
+      });
+    }
+  }
+}
+
 inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
   const bool ci = depthwise_channels_inner(p);
   if (p.dtype == kF32) depthwise_rows_typed<float>(p, ci, lo, hi);
@@ -586,6 +707,8 @@ inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
 inline void fill_table(WindowTable* t) {
   t->reduce_rows = &reduce_rows;
   t->depthwise_rows = &depthwise_rows;
+  t->winograd_input = &winograd_input;
+  t->winograd_output = &winograd_output;
 }
 
 }  // namespace window_detail
