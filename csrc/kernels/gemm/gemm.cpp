@@ -219,6 +219,27 @@ inline int transpose_steps(double* dst, int mr, int rows, const char* const* rp,
 }
 #endif
 
+// to[i] = src[2 * i], i < len (a stride-2 convolution's panel rows): four at a time from two
+// loads and a shuffle where the second load stays within src[0 .. 2 * len - 1) (the
+// element after the last one read may lie past the operand's end).
+template <class T> inline void copy_every_second(T* to, const T* src, int len) {
+  int i = 0;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; i + 5 <= len; i += 4) {
+      const __m128 a = _mm_loadu_ps(src + 2 * i), b = _mm_loadu_ps(src + 2 * i + 4);
+      _mm_storeu_ps(to + i, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+  } else if constexpr (std::is_same_v<T, double>) {
+    for (; i + 3 <= len; i += 2) {
+      const __m128d a = _mm_loadu_pd(src + 2 * i), b = _mm_loadu_pd(src + 2 * i + 2);
+      _mm_storeu_pd(to + i, _mm_unpacklo_pd(a, b));
+    }
+  }
+#endif
+  for (; i < len; ++i) to[i] = src[2 * i];
+}
+
 template <class S, class T>
 void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
                 const int64_t* row_off, const int64_t* k_off) {
@@ -266,7 +287,7 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
           if (st == 1) {
             std::memcpy(to, src, len * sizeof(T));
           } else {
-            for (int i = 0; i < len; ++i) to[i] = src[2 * i];
+            copy_every_second(to, src, len);
           }
         } else {
           for (int i = 0; i < len; ++i) to[i] = convert_in<T>(src[i * st]);
