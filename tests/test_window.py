@@ -208,6 +208,44 @@ def test_select_and_scatter_against_reference(case, select):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(2, 9), st.integers(2, 45),
+       st.sampled_from([np.float32, np.float64]), st.sampled_from(["ge", "gt", "le", "lt"]),
+       st.sampled_from(["dense", "broadcast source", "strided source"]),
+       st.integers(0, 2 ** 31))
+def test_pool_gradient_pairs_on_every_isa(c, h, w, dt, select, source_kind, seed):
+    """2x2/2 windows (the pair kernel): ties, infinities and NaN, odd sizes (elements in no
+    window), vector blocks and their tails, broadcast and strided sources."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice(np.array([0.0, 1.0, 2.0, np.inf, -np.inf, np.nan]), (2, c, h, w),
+                   p=[.3, .3, .25, .05, .05, .05]).astype(dt)
+    grid = (2, c, h // 2, w // 2)
+    if source_kind == "broadcast source":
+        base = rng.standard_normal(grid[:3] + (1,)).astype(dt)
+        src_np, src = np.broadcast_to(base, grid), lax.broadcast_in_dim(
+            xa.asarray(base[..., 0]), grid, (0, 1, 2))
+    elif source_kind == "strided source":
+        wide = rng.standard_normal(grid[:3] + (2 * grid[3],)).astype(dt)
+        src_np, src = wide[..., ::2], xa.asarray(wide)[..., ::2]
+    else:
+        src_np = rng.standard_normal(grid).astype(dt)
+        src = xa.asarray(src_np)
+    cmp = {"ge": np.greater_equal, "gt": np.greater, "le": np.less_equal,
+           "lt": np.less}[select]
+    win = (1, 1, 2, 2)
+    want = reference_select_and_scatter(x, np.ascontiguousarray(src_np), cmp, np.add, 0.0,
+                                        win, win, ((0, 0),) * 4)
+    before = CORE.get_isa()
+    try:
+        for isa in ISAS:
+            CORE.set_isa(isa)
+            got = lax.select_and_scatter_add(src, xa.asarray(x), select, win, win,
+                                             ((0, 0),) * 4)
+            np.testing.assert_array_equal(np.asarray(got), want)
+    finally:
+        CORE.set_isa(before)
+
+
 # ------------------------------------------------------------------------ strategies
 def _pool_input():
     return np.random.default_rng(7).standard_normal((4, 8, 30, 31)).astype(np.float32)

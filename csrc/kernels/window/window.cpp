@@ -246,7 +246,80 @@ void select_scatter_typed(const SelectScatterProblem& p) {
 
 }  // namespace
 
+namespace {
+
+// select_and_scatter_add of a 2x2/2 max pool's gradient on the ISA's pair kernel: two
+// dims with 2-wide, stride-2 windows that never touch padding (out = in / 2), the inner
+// one contiguous in operand and out (a strided or broadcast source row is gathered first);
+// every other dim free. False: not that shape.
+bool select_pairs_run(const SelectScatterProblem& p) {
+  const int64_t es = p.dtype == kF64 ? 8 : 4;
+  if (p.dtype != kF32 && p.dtype != kF64) return false;
+  int win[2], nwin = 0;
+  for (int d = 0; d < p.ndim; ++d) {
+    const WindowDim& g = p.dim[d];
+    if (g.size == 1 && g.stride == 1 && g.pad_lo == 0 && g.base_dil == 1 && g.out == g.in)
+      continue;
+    if (nwin == 2 || g.size != 2 || g.stride != 2 || g.pad_lo != 0 || g.base_dil != 1 ||
+        g.win_dil != 1 || g.out != g.in / 2)
+      return false;
+    win[nwin++] = d;
+  }
+  if (nwin != 2) return false;
+  const int dw = p.operand_stride[win[1]] == es ? win[1] : win[0];
+  const int dh = dw == win[1] ? win[0] : win[1];
+  if (p.operand_stride[dw] != es || p.out_stride[dw] != es) return false;
+  const bool gather = p.source_stride[dw] != es;
+  std::vector<int> free_dims;
+  int64_t slices = 1;
+  for (int d = 0; d < p.ndim; ++d)
+    if (d != dh && d != dw) {
+      free_dims.push_back(d);
+      slices *= p.dim[d].in;
+    }
+  const WindowDim &gh = p.dim[dh], &gw = p.dim[dw];
+  const int64_t pairs = (gh.in + 1) / 2;    // row pairs per slice (the last one alone if odd)
+  const WindowTable& t = window_table();
+  const int nt = slices * pairs * gw.in < kParallelMinElements ? 1 : get_num_threads();
+  split_items(nt, slices * pairs, [&](int64_t lo, int64_t hi) {
+    std::vector<char> row(gather ? static_cast<size_t>(gw.out * es) : 0);
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t s = r / pairs, op = 0, src = 0, out = 0;
+      const int64_t py = r % pairs;
+      for (int j = static_cast<int>(free_dims.size()) - 1; j >= 0; --j) {
+        const int d = free_dims[j];
+        const int64_t i = s % p.dim[d].in;
+        s /= p.dim[d].in;
+        op += i * p.operand_stride[d];
+        src += i * p.source_stride[d];
+        out += i * p.out_stride[d];
+      }
+      op += 2 * py * p.operand_stride[dh];
+      out += 2 * py * p.out_stride[dh];
+      if (py < gh.out) {
+        const char* source = p.source + src + py * p.source_stride[dh];
+        if (gather) {
+          for (int64_t x = 0; x < gw.out; ++x)
+            std::memcpy(row.data() + x * es, source + x * p.source_stride[dw],
+                        static_cast<size_t>(es));
+          source = row.data();
+        }
+        t.select_pairs(p.dtype, p.select, p.operand + op, p.operand + op + p.operand_stride[dh],
+                       source, p.out + out,
+                       p.out + out + p.out_stride[dh], gw.in, gw.out, p.init);
+      } else {   // the last row of an odd height: in no window
+        for (int64_t x = 0; x < gw.in; ++x)
+          std::memcpy(p.out + out + x * es, p.init, static_cast<size_t>(es));
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace
+
 int select_and_scatter_add_run(const SelectScatterProblem& p) {
+  if (select_pairs_run(p)) return 0;
   int status = 1;
   visit_dtype(p.dtype, [&](auto tag) {
     using T = decltype(tag);

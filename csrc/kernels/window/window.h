@@ -135,6 +135,12 @@ struct WindowTable {
                          int64_t c0, int64_t c1, int64_t nr, float* v, int64_t v_xi) = nullptr;
   void (*winograd_output)(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
                           int64_t nr, const float* m, int64_t m_xi) = nullptr;
+  // select_and_scatter_add over 2x2 windows with stride 2 and no padding, one pair of
+  // rows (operand rows op0, op1; source row src; out rows out0, out1; in_w elements, out_w
+  // windows, all contiguous); f32 / f64 (returns 1 for another dtype).
+  int (*select_pairs)(int dtype, int select, const char* op0, const char* op1,
+                      const char* src, char* out0, char* out1, int64_t in_w, int64_t out_w,
+                      const void* init) = nullptr;
 };
 XARR_DECLARE_ISA_FILLS(WindowTable, fill_window)
 

@@ -704,11 +704,132 @@ inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
   return 0;
 }
 
+// ------------------------------------------------------------------ select and scatter, 2x2/2
+// A max pool's gradient (select_and_scatter_add with 2x2 windows, stride 2, no padding:
+// every element in at most one window), one pair of rows at a time, a vector of windows
+// at once: the four taps of each window are the even and odd elements of the two operand
+// rows; the selected one (select over the taps in row-major order, the first kept when
+// select prefers it: ge picks the first maximum, NaN is taken when met, as the scalar
+// walk) gets init + source, the others init. An odd row's last element gets init.
+template <class T> struct LaneMaskOf;
+template <> struct LaneMaskOf<float> { typedef int type __attribute__((vector_size(64))); };
+template <> struct LaneMaskOf<double> {
+  typedef long long type __attribute__((vector_size(64)));
+};
+
+template <class T> inline Vec64<T> lanes_even(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+  else return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14});
+}
+template <class T> inline Vec64<T> lanes_odd(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+  else return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15});
+}
+template <class T> inline Vec64<T> lanes_zip_lo(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
+  else return __builtin_shuffle(a, b, M{0, 8, 1, 9, 2, 10, 3, 11});
+}
+template <class T> inline Vec64<T> lanes_zip_hi(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
+  else return __builtin_shuffle(a, b, M{4, 12, 5, 13, 6, 14, 7, 15});
+}
+
+template <int SEL, class V> inline auto keeps(V a, V b) {
+  if constexpr (SEL == kSelectGe) return a >= b;
+  else if constexpr (SEL == kSelectGt) return a > b;
+  else if constexpr (SEL == kSelectLe) return a <= b;
+  else return a < b;
+}
+
+template <class T, int SEL>
+void select_pairs_typed(const T* op0, const T* op1, const T* src, T* out0, T* out1,
+                        int64_t in_w, int64_t out_w, T init) {
+  constexpr int64_t L = 64 / sizeof(T);
+  using V = Vec64<T>;
+  auto window = [&](auto tl, auto tr, auto bl, auto br, auto s, auto* o) {
+    using X = decltype(tl);      // a vector of windows, or one (the tail)
+    const X zero{};              // (not tl - tl: inf - inf is NaN)
+    X best = tl, which = zero;   // the selected tap's number, 0..3, as T
+    auto k = keeps<SEL>(best, tr);
+    best = k ? best : tr;
+    which = k ? which : zero + T(1);
+    k = keeps<SEL>(best, bl);
+    best = k ? best : bl;
+    which = k ? which : zero + T(2);
+    k = keeps<SEL>(best, br);
+    which = k ? which : zero + T(3);
+    const X with = s + init, without = zero + init;
+    for (int q = 0; q < 4; ++q) o[q] = which == zero + T(q) ? with : without;
+  };
+  int64_t j = 0;
+  if (out_w >= L) {
+    for (int64_t j0 = 0;; j0 += L) {   // the last block overlaps the one before
+      j = std::min(j0, out_w - L);
+      const V a0 = load64(op0 + 2 * j), a1 = load64(op0 + 2 * j + L);
+      const V b0 = load64(op1 + 2 * j), b1 = load64(op1 + 2 * j + L);
+      V o[4];
+      window(lanes_even<T>(a0, a1), lanes_odd<T>(a0, a1), lanes_even<T>(b0, b1),
+             lanes_odd<T>(b0, b1), load64(src + j), o);
+      const V r0 = lanes_zip_lo<T>(o[0], o[1]), r1 = lanes_zip_hi<T>(o[0], o[1]);
+      const V r2 = lanes_zip_lo<T>(o[2], o[3]), r3 = lanes_zip_hi<T>(o[2], o[3]);
+      std::memcpy(out0 + 2 * j, &r0, sizeof(V));
+      std::memcpy(out0 + 2 * j + L, &r1, sizeof(V));
+      std::memcpy(out1 + 2 * j, &r2, sizeof(V));
+      std::memcpy(out1 + 2 * j + L, &r3, sizeof(V));
+      if (j0 + L >= out_w) break;
+    }
+    j = out_w;
+  }
+  for (; j < out_w; ++j) {
+    T o[4];
+    window(op0[2 * j], op0[2 * j + 1], op1[2 * j], op1[2 * j + 1], src[j], o);
+    out0[2 * j] = o[0];
+    out0[2 * j + 1] = o[1];
+    out1[2 * j] = o[2];
+    out1[2 * j + 1] = o[3];
+  }
+  for (int64_t x = 2 * out_w; x < in_w; ++x) out0[x] = out1[x] = init;
+}
+
+// One row pair (window.h WindowTable::select_pairs); 1: no kernel for the dtype.
+inline int select_pairs(int dtype, int select, const char* op0, const char* op1,
+                        const char* src, char* out0, char* out1, int64_t in_w, int64_t out_w,
+                        const void* init) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    auto go = [&](auto sel) {
+      select_pairs_typed<T, decltype(sel)::value>(
+          reinterpret_cast<const T*>(op0), reinterpret_cast<const T*>(op1),
+          reinterpret_cast<const T*>(src), reinterpret_cast<T*>(out0),
+          reinterpret_cast<T*>(out1), in_w, out_w, *static_cast<const T*>(init));
+    };
+    switch (select) {
+      case kSelectGe: go(std::integral_constant<int, kSelectGe>{}); break;
+      case kSelectGt: go(std::integral_constant<int, kSelectGt>{}); break;
+      case kSelectLe: go(std::integral_constant<int, kSelectLe>{}); break;
+      default: go(std::integral_constant<int, kSelectLt>{}); break;
+    }
+  };
+  if (dtype == kF32) run(float{});
+  else if (dtype == kF64) run(double{});
+  else return 1;
+  return 0;
+}
+
 inline void fill_table(WindowTable* t) {
   t->reduce_rows = &reduce_rows;
   t->depthwise_rows = &depthwise_rows;
   t->winograd_input = &winograd_input;
   t->winograd_output = &winograd_output;
+  t->select_pairs = &select_pairs;
 }
 
 }  // namespace window_detail
