@@ -372,6 +372,74 @@ def test_batch_norm_under_jit_matches_eager():
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=2e-5, atol=2e-5)
 
 
+def test_batch_norm_is_two_passes_under_jit_and_exact_on_shifted_data():
+    rng = np.random.default_rng(13)
+    # a mean 1000 times the spread: the one-pass sums in float64 keep var to f32 accuracy
+    x = (1000 + rng.standard_normal((6, 5, 7, 9))).astype(np.float32)
+    dy = rng.standard_normal(x.shape).astype(np.float32)
+    g, b = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    X, G, B, DY = (xa.asarray(v) for v in (x, g, b, dy))
+    train = xa.jit(lambda p, q, r: lax.batch_norm_training(p, q, r, 1e-5, 1))
+    y, m, v = train(X, G, B)
+    x64 = x.astype(np.float64)
+    axes = (0, 2, 3)
+    np.testing.assert_allclose(np.asarray(m), x64.mean(axes), rtol=1e-7)
+    np.testing.assert_allclose(np.asarray(v), x64.var(axes), rtol=2e-6)
+    grad = xa.jit(lambda p, q, mm, vv, d: lax.batch_norm_grad(p, q, mm, vv, d, 1e-5, 1))
+    dx, dg, db = grad(X, G, m, v, DY)
+    mu, var = np.asarray(m).astype(np.float64), np.asarray(v).astype(np.float64)
+    per = lambda u: u[None, :, None, None]   # noqa: E731
+    dot = (dy * (x64 - per(mu))).sum(axes)
+    np.testing.assert_allclose(np.asarray(dg), dot / np.sqrt(var + 1e-5), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(np.asarray(db), dy.astype(np.float64).sum(axes), rtol=1e-5,
+                               atol=1e-4)
+    # two passes over the data each: the sums, then one loop fusion
+    assert train.lower(X, G, B).compile().kernel_count == 2
+    assert grad.lower(X, G, m, v, DY).compile().kernel_count == 2
+    text = train.lower(X, G, B).compile().as_text()
+    assert "batch-norm-sums(" in text and "feature_index=1" in text
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("how", ["dense", "channels last", "strided"])
+def test_batch_norm_sums_layouts_threads_and_isas(dt, how):
+    rng = np.random.default_rng(14)
+    base = rng.standard_normal((4, 70, 6, 35))
+    if how == "channels last":       # the feature dim contiguous: rows of features
+        x = np.ascontiguousarray(base.transpose(0, 2, 3, 1)).astype(dt)
+        f = 3
+        X = xa.asarray(x)
+    elif how == "strided":
+        x = base.astype(dt)[:, :, ::2, 1::3]
+        f = 1
+        X = xa.asarray(base.astype(dt))[:, :, ::2, 1::3]
+    else:
+        x, f = base.astype(dt), 1
+        X = xa.asarray(x)
+    g = np.ones(x.shape[f], dt)
+    axes = tuple(d for d in range(4) if d != f)
+    x64 = x.astype(np.float64)
+    results = []
+    before_isa, before_nt = CORE.get_isa(), xa.get_num_threads()
+    try:
+        for isa in ISAS:
+            for nt in (1, 2):
+                CORE.set_isa(isa)
+                xa.set_num_threads(nt)
+                y, m, v = lax.batch_norm_training(X, xa.asarray(g), xa.asarray(0 * g), 1e-3, f)
+                results.append([np.asarray(t) for t in (y, m, v)])
+    finally:
+        CORE.set_isa(before_isa)
+        xa.set_num_threads(before_nt)
+    tol = {np.float32: 1e-6, np.float64: 1e-12, np.float16: 1e-3}[dt]
+    np.testing.assert_allclose(results[0][1], x64.mean(axes), rtol=tol, atol=tol)
+    np.testing.assert_allclose(results[0][2], x64.var(axes), rtol=tol, atol=tol)
+    for other in results[1:]:      # every ISA and thread count: the same bits
+        for a, e in zip(other, results[0]):
+            assert np.array_equal(a, e)
+
+
 # ------------------------------------------------------------------------ errors
 @pytest.mark.parametrize("call, match", [
     (lambda: lax.reduce_window(xa.ones((4, 4)), 0.0, lax.add, (2,), (1,), "VALID"),

@@ -1,8 +1,9 @@
 """Batch normalization (seed 004 BatchNormTraining 148, BatchNormInference 125,
-BatchNormGrad 93): composed of lax reductions and elementwise ops, so they run eager on the
-reduction and elementwise kernels and, under xa.jit / xa.lazy, fuse like any other
-elementwise chain (the statistics are input fusions into reductions, the normalization one
-loop fusion).
+BatchNormGrad 93): one statistics op of its own (``batch_norm_sums``: per-feature sums of
+a and a * b in float64, one pass; csrc/kernels/normalization/) and lax elementwise ops,
+so under xa.jit / xa.lazy training and grad run as two passes over the data (the sums,
+then one loop fusion computing y or dx), and eager as the sums and a few elementwise
+kernels.
 
 With x the operand, l the feature dim (``feature_index``), m the count of elements per
 feature (the product of every other dim) and sums over every dim but l:
@@ -12,15 +13,26 @@ feature (the product of every other dim) and sums over every dim but l:
   grad:      c = sum(dy * (x - mu)) / (m (var + epsilon)), d = sum(dy) / m,
              dx = scale / sqrt(var + epsilon) * (dy - d - c (x - mu)),
              dscale = sum(dy * (x - mu) / sqrt(var + epsilon)), doffset = sum(dy)
+The one-pass forms, var = sum(x x) / m - mu^2 and sum(dy (x - mu)) = sum(dy x) -
+mu sum(dy), are formed in float64 from float64 sums: for f32 data every product is exact
+and the cancellation costs nothing a float32 result keeps; f64 data loses about
+eps * mu^2 / var of var.
 Worked example: x = [[1, 2], [3, 6]] with features along dim 1, scale 1, offset 0, epsilon
-0: mu = [2, 4], var = [1, 4], y = [[-1, -1], [1, 1]].
+0: sums [4, 8] and [10, 40], mu = [2, 4], var = [5 - 4, 20 - 16] = [1, 4],
+y = [[-1, -1], [1, 1]].
 """
 
 import operator
 
+import numpy as np
+
+from xarr import _tensor
+from xarr._bindings.normalization import feature_sums_into
 from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
-from xarr._ops.elementwise import lax_apply, lax_scalar
-from xarr._ops.reduction import reduce_sum
+from xarr._graph.ir import TensorType
+from xarr._graph.trace import recorder
+from xarr._ops import structural as S
+from xarr._ops.elementwise import convert_element_type, lax_apply, lax_scalar
 from xarr._ops.structural import as_operand, broadcast_in_dim
 
 
@@ -52,16 +64,63 @@ def _per_feature(v, x, f):
     return broadcast_in_dim(v, tuple(x.shape), (f,))
 
 
-def _moments(x, f, code):
-    axes = tuple(d for d in range(len(x.shape)) if d != f)
-    count = 1
-    for d in axes:
-        count *= x.shape[d]
-    inv = lax_scalar("batch_norm", 1.0 / max(count, 1), code)
-    mean = lax_apply("mul", reduce_sum(x, axes), inv)
-    centered = lax_apply("sub", x, _per_feature(mean, x, f))
-    var = lax_apply("mul", reduce_sum(lax_apply("mul", centered, centered), axes), inv)
-    return mean, var, centered, axes, inv
+_F64 = CODE_OF[np.dtype(np.float64)]
+
+
+# ------------------------------------------------------------------------ batch_norm_sums
+def _sums_rule(types, feature_index):
+    a, b = types
+    if a.dims != b.dims or a.code != b.code or KINDS[a.code] != "f" or \
+            not 0 <= feature_index < len(a.dims):
+        raise ValueError(f"batch_norm_sums: operands {XLA_NAMES[a.code]}{list(a.dims)} and "
+                         f"{XLA_NAMES[b.code]}{list(b.dims)} must share a floating type and "
+                         f"shape, feature_index {feature_index} in range")
+    return TensorType(_F64, (2, a.dims[feature_index]), None)
+
+
+def _sums_impl(a, b, feature_index):
+    out = _tensor.empty((2, a.shape[feature_index]), _F64)
+    if a.dtype in (np.float32, np.float64):
+        return feature_sums_into(out, a, b, feature_index)
+    # f16 / bf16: the kernel reads f32
+    a32, b32 = (convert_element_type(v, np.float32) for v in (a, b))
+    return feature_sums_into(out, _tensor.strided(a32), _tensor.strided(b32), feature_index)
+
+
+S.defop("batch_norm_sums", _sums_rule, _sums_impl,
+        text=lambda attrs: [f"feature_index={attrs['feature_index']}"])
+
+
+def _feature_sums(a, b, f, m):
+    """(sum(a) / m, sum(a * b) / m) per feature, float64 vectors (m = 0: zeros)."""
+    sums = S.apply("batch_norm_sums", [a, b], feature_index=f)
+    inv = lax_scalar("batch_norm", 1.0 / max(m, 1), _F64)
+    c = sums.shape[1]
+    rows = [S.reshape(S.slice(sums, (r, 0), (r + 1, c)), (c,)) for r in (0, 1)]
+    return lax_apply("mul", rows[0], inv), lax_apply("mul", rows[1], inv), rows[0]
+
+
+_FUSED = {}
+
+
+def _fused(which, *args):
+    """Eager batch norm through xa.jit of the same composition (cached per shape, dtype
+    and epsilon): two fused passes instead of a kernel per elementwise op (16 x 32 x 32 x
+    32 f32 on a Zen 4 VM: training 0.35 -> 0.2 ms, grad 0.47 -> 0.25 ms)."""
+    fn = _FUSED.get(which)
+    if fn is None:
+        from xarr._graph.jit import jit   # (jit imports the ops: a cycle at import time)
+        fn = _FUSED[which] = jit(batch_norm_training if which == "training" else
+                                 batch_norm_grad)
+    return fn(*args)
+
+
+def _count(x, f):
+    m = 1
+    for d, n in enumerate(x.shape):
+        if d != f:
+            m *= n
+    return m
 
 
 def _inv_std(var, epsilon, code):
@@ -74,8 +133,14 @@ def batch_norm_training(operand, scale, offset, epsilon, feature_index):
     x, scale, offset = (as_operand(v) for v in (operand, scale, offset))
     f, code = _check("batch_norm_training", x, feature_index,
                      {"scale": scale, "offset": offset})
-    mean, var, centered, _, _ = _moments(x, f, code)
+    if recorder([x, scale, offset]) is None:   # eager: the fused two-pass form
+        return _fused("training", x, scale, offset, float(epsilon), f)
+    mean64, sq64, _ = _feature_sums(x, x, f, _count(x, f))
+    var64 = lax_apply("max", lax_apply("sub", sq64, lax_apply("mul", mean64, mean64)),
+                      lax_scalar("batch_norm", 0.0, _F64))
+    mean, var = (convert_element_type(v, x.dtype) for v in (mean64, var64))
     k = lax_apply("mul", scale, _inv_std(var, epsilon, code))
+    centered = lax_apply("sub", x, _per_feature(mean, x, f))
     y = lax_apply("add", lax_apply("mul", centered, _per_feature(k, x, f)),
                   _per_feature(offset, x, f))
     return y, mean, var
@@ -103,18 +168,21 @@ def batch_norm_grad(operand, scale, mean, variance, grad_output, epsilon, featur
     if tuple(dy.shape) != tuple(x.shape) or CODE_OF[dy.dtype] != code:
         raise ValueError(f"lax.batch_norm_grad: grad_output must have the operand's shape "
                          f"{tuple(x.shape)} and type, got {tuple(dy.shape)}")
-    axes = tuple(d for d in range(len(x.shape)) if d != f)
-    count = 1
-    for d in axes:
-        count *= x.shape[d]
-    inv = lax_scalar("batch_norm", 1.0 / max(count, 1), code)
+    if recorder([x, scale, mean, variance, dy]) is None:
+        return _fused("grad", x, scale, mean, variance, dy, float(epsilon), f)
+    m = _count(x, f)
+    # sum(dy) / m and sum(dy x) / m, then sum(dy (x - mu)) / m = sum(dy x) / m - mu sum(dy) / m
+    d64, dyx64, sum_dy64 = _feature_sums(dy, x, f, m)
+    dot64 = lax_apply("sub", dyx64, lax_apply("mul", convert_element_type(mean, np.float64),
+                                              d64))
     inv_std = _inv_std(variance, epsilon, code)
+    grad_offset = convert_element_type(sum_dy64, x.dtype)
+    grad_scale = lax_apply("mul", convert_element_type(
+        lax_apply("mul", dot64, lax_scalar("batch_norm", float(m), _F64)), x.dtype), inv_std)
+    c = lax_apply("mul", convert_element_type(dot64, x.dtype),
+                  lax_apply("mul", inv_std, inv_std))
+    d = convert_element_type(d64, x.dtype)
     centered = lax_apply("sub", x, _per_feature(mean, x, f))
-    grad_offset = reduce_sum(dy, axes)
-    dot = reduce_sum(lax_apply("mul", dy, centered), axes)
-    grad_scale = lax_apply("mul", dot, inv_std)
-    c = lax_apply("mul", lax_apply("mul", dot, inv), lax_apply("mul", inv_std, inv_std))
-    d = lax_apply("mul", grad_offset, inv)
     inner = lax_apply("sub", lax_apply("sub", dy, _per_feature(d, x, f)),
                       lax_apply("mul", _per_feature(c, x, f), centered))
     grad_operand = lax_apply("mul", _per_feature(lax_apply("mul", scale, inv_std), x, f),

@@ -405,19 +405,18 @@ void winograd_run(const WinogradProblem& p) {
   const int nt = flops < 4.0 * kParallelMinElements ? 1 : get_num_threads();
   split_items(nt, panels, [&](int64_t lo, int64_t hi) {
     AlignedFloats v(16 * v_xi), m(16 * m_xi + 16);
-    std::vector<WinogradSegment> seg;
+    std::vector<WinogradSegment> seg(static_cast<size_t>(nr));   // at most one per tile
     if (uk.begin) uk.begin();
     for (int64_t panel = lo; panel < hi; ++panel) {
-      seg.clear();
+      int nseg = 0;
       const int64_t first = panel * nr, last = std::min(tiles, first + nr);
       for (int64_t i = first; i < last;) {
         const int64_t b = i / per_image, r = i % per_image;
         const int64_t ty = r / tiles_x, tx = r % tiles_x;
         const int64_t n = std::min(tiles_x - tx, last - i);
-        seg.push_back({b, ty, tx, n, i - first});
+        seg[nseg++] = WinogradSegment{b, ty, tx, n, i - first};
         i += n;
       }
-      const int nseg = static_cast<int>(seg.size());
       for (int64_t c0 = 0; c0 < C; c0 += cb) {
         const int64_t c1 = std::min(C, c0 + cb);
         t.winograd_input(p, seg.data(), nseg, c0, c1, nr, v.p, v_xi);
