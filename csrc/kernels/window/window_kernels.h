@@ -575,6 +575,39 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
 }
 
 
+// Lane shuffles of two 64-byte vectors (GCC's __builtin_shuffle: vpermt2ps / vpermt2pd on
+// AVX-512): the even / odd lanes of their concatenation, and their lanes interleaved.
+template <class T> struct LaneMaskOf;
+template <> struct LaneMaskOf<float> { typedef int type __attribute__((vector_size(64))); };
+template <> struct LaneMaskOf<double> {
+  typedef long long type __attribute__((vector_size(64)));
+};
+
+template <class T> inline Vec64<T> lanes_even(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+  else return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14});
+}
+template <class T> inline Vec64<T> lanes_odd(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+  else return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15});
+}
+template <class T> inline Vec64<T> lanes_zip_lo(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
+  else return __builtin_shuffle(a, b, M{0, 8, 1, 9, 2, 10, 3, 11});
+}
+template <class T> inline Vec64<T> lanes_zip_hi(Vec64<T> a, Vec64<T> b) {
+  using M = typename LaneMaskOf<T>::type;
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, b, M{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
+  else return __builtin_shuffle(a, b, M{4, 12, 5, 13, 6, 14, 7, 15});
+}
+
 // ------------------------------------------------------------------ Winograd F(2x2, 3x3)
 // The transforms of window.h's winograd_run, 16 tiles of a tile row per vector: a tile's
 // 4 input columns are the even and odd elements of its patch rows, taken from a copy of
@@ -582,21 +615,8 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
 // interleaved back. A segment of at least 16 tiles ends with a vector overlapping the one
 // before (the same values again); a shorter one computes 16 lanes and stores only its own
 // (input: the later segments overwrite the rest; output: through a staging row).
-typedef int I16 __attribute__((vector_size(64)));
 using F16 = Vec64<float>;
 static_assert(sizeof(F16) / sizeof(float) == 16);
-inline F16 even_lanes(F16 a, F16 b) {
-  return __builtin_shuffle(a, b, I16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-}
-inline F16 odd_lanes(F16 a, F16 b) {
-  return __builtin_shuffle(a, b, I16{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-}
-inline F16 interleave_lo(F16 a, F16 b) {
-  return __builtin_shuffle(a, b, I16{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
-}
-inline F16 interleave_hi(F16 a, F16 b) {
-  return __builtin_shuffle(a, b, I16{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
-}
 
 // Vector starts i0 over a segment of n tiles: 0, 16, ..., the last at max(n - 16, 0).
 template <class Body> inline void tile_vectors(int64_t n, Body body) {
@@ -637,8 +657,9 @@ inline void winograd_input(const WinogradProblem& p, const WinogradSegment* seg,
           const float* q = rows.data() + r * row_len + 2 * i0;
           const F16 a0 = load64(q), a1 = load64(q + 16), b0 = load64(q + 2),
                     b1 = load64(q + 18);
-          const F16 d0 = even_lanes(a0, a1), d1 = odd_lanes(a0, a1), d2 = even_lanes(b0, b1),
-                    d3 = odd_lanes(b0, b1);
+          const F16 d0 = lanes_even<float>(a0, a1), d1 = lanes_odd<float>(a0, a1),
+                    d2 = lanes_even<float>(b0, b1),
+                    d3 = lanes_odd<float>(b0, b1);
           t[r][0] = d0 - d2;
           t[r][1] = d1 + d2;
           t[r][2] = d2 - d1;
@@ -680,7 +701,7 @@ inline void winograd_output(const WinogradProblem& p, const WinogradSegment* seg
           if (y >= p.out_h) break;
           const F16 y0 = i == 0 ? q[0][0] + q[1][0] + q[2][0] : q[1][0] - q[2][0] - q[3][0];
           const F16 y1 = i == 0 ? q[0][1] + q[1][1] + q[2][1] : q[1][1] - q[2][1] - q[3][1];
-          const F16 lo = interleave_lo(y0, y1), hi = interleave_hi(y0, y1);
+          const F16 lo = lanes_zip_lo<float>(y0, y1), hi = lanes_zip_hi<float>(y0, y1);
           float* dst = reinterpret_cast<float*>(plane + y * p.out_sh) + x0;
           if (width == 32) {
             std::memcpy(dst, &lo, sizeof(F16));
@@ -711,37 +732,6 @@ inline int depthwise_rows(const DepthwiseProblem& p, int64_t lo, int64_t hi) {
 // rows; the selected one (select over the taps in row-major order, the first kept when
 // select prefers it: ge picks the first maximum, NaN is taken when met, as the scalar
 // walk) gets init + source, the others init. An odd row's last element gets init.
-template <class T> struct LaneMaskOf;
-template <> struct LaneMaskOf<float> { typedef int type __attribute__((vector_size(64))); };
-template <> struct LaneMaskOf<double> {
-  typedef long long type __attribute__((vector_size(64)));
-};
-
-template <class T> inline Vec64<T> lanes_even(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-  else return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14});
-}
-template <class T> inline Vec64<T> lanes_odd(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-  else return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15});
-}
-template <class T> inline Vec64<T> lanes_zip_lo(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
-  else return __builtin_shuffle(a, b, M{0, 8, 1, 9, 2, 10, 3, 11});
-}
-template <class T> inline Vec64<T> lanes_zip_hi(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
-  else return __builtin_shuffle(a, b, M{4, 12, 5, 13, 6, 14, 7, 15});
-}
-
 template <int SEL, class V> inline auto keeps(V a, V b) {
   if constexpr (SEL == kSelectGe) return a >= b;
   else if constexpr (SEL == kSelectGt) return a > b;
