@@ -405,9 +405,34 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
     }
     const int64_t* o = NT ? o_fixed : off.data();
     const T* w = NT ? w_fixed : wv.data();
+    // 3x3 windows sliding by one row: two output rows at once share their middle input
+    // rows (12 loads for 2 vectors of outputs, not 18; the same sums in the same order)
+    const bool pairs = NT == 9 && go.size == 3 && go.stride == 1 && go.win_dil == 1 &&
+                       W >= L && g.out_s_inner == int64_t{sizeof(T)};
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       const T* base = buf.data() + (oy - oy0) * go.stride * row_len;
       char* dst_row = p.out + b * p.out_sb + f * p.out_sf + oy * g.out_s_outer;
+      if (pairs && oy + 1 < oy1) {
+        T* a0 = reinterpret_cast<T*>(dst_row);
+        T* a1 = reinterpret_cast<T*>(dst_row + g.out_s_outer);
+        for (int64_t j0 = 0;; j0 += L) {
+          const int64_t j = std::min(j0, W - L);
+          Vec64<T> x[4][3];
+          for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 3; ++c) x[r][c] = load64(base + r * row_len + o[c] + j);
+          Vec64<T> acc0 = {}, acc1 = {};
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              acc0 += w[ky * 3 + kx] * x[ky][kx];
+              acc1 += w[ky * 3 + kx] * x[ky + 1][kx];
+            }
+          std::memcpy(a0 + j, &acc0, sizeof(acc0));
+          std::memcpy(a1 + j, &acc1, sizeof(acc1));
+          if (j0 + L >= W) break;
+        }
+        ++oy;
+        continue;
+      }
       const bool direct = g.out_s_inner == int64_t{sizeof(T)};
       T* a = direct ? reinterpret_cast<T*>(dst_row) : tmp.data();
       if (W >= L) {
