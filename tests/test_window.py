@@ -282,6 +282,7 @@ def test_every_isa_against_the_reference(isa):
 def test_one_and_two_threads_give_the_same_bits():
     x = np.random.default_rng(9).standard_normal((8, 16, 64, 64)).astype(np.float32)
     src = np.random.default_rng(10).standard_normal((8, 16, 32, 32)).astype(np.float32)
+    w = np.random.default_rng(11).standard_normal((16, 1, 3, 3)).astype(np.float32)
     before = xa.get_num_threads()
     outs = []
     try:
@@ -291,7 +292,9 @@ def test_one_and_two_threads_give_the_same_bits():
                 lax.reduce_window(xa.asarray(x), np.float32(0), lax.add, (1, 1, 3, 3),
                                   (1, 1, 2, 2), "SAME"),
                 lax.select_and_scatter_add(xa.asarray(src), xa.asarray(x), lax.ge,
-                                           (1, 1, 2, 2), (1, 1, 2, 2), ((0, 0),) * 4))])
+                                           (1, 1, 2, 2), (1, 1, 2, 2), ((0, 0),) * 4),
+                lax.conv_general_dilated(xa.asarray(x[:, :, :37]), xa.asarray(w), (1, 1),
+                                         "SAME", feature_group_count=16))])
     finally:
         xa.set_num_threads(before)
     for a, b in zip(*outs):
