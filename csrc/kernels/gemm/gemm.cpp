@@ -521,6 +521,9 @@ GroupedPlan grouped_plan(const GemmTable& t, int type, int da, int db) {
   return g;
 }
 
+// K steps a B block is packed in at a time, across its panels (product()).
+constexpr int64_t kPackChunk = 16;
+
 // ------------------------------------------------------------------ aligned buffers
 struct Buffer {
   void* p = nullptr;
@@ -758,6 +761,7 @@ struct Driver {
     const int64_t N = part.n_hi < 0 ? n.total : part.n_hi, K = k.total;
     int64_t ka[kMaxK], kb[kMaxK];
     int64_t row_a[64], row_c[64], col_b[64], col_c[64];
+    std::vector<int64_t> b_cols;   // B's column offsets of this thread's panels
     // Blocks of equal size (a multiple of the tile) rather than full ones and a sliver:
     // 1024 rows with MC = 510 run as 2 x 512, not 510 + 510 + 4. K likewise (k_block).
     const int64_t MCb = part.a_packed ? M : balanced(M - part.m_lo, blk.mc, MR);
@@ -780,10 +784,24 @@ struct Driver {
           b_panel = b_step;
         } else {
           split(npanels, tid, nt, &lo, &hi);
-          for (int64_t jp = lo; jp < hi; ++jp) {
-            const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
-            n.offsets(jc + jp * NR, cols, 1, col_b);
-            pack_b(bpack + jp * b_panel, NR, cols, kc, b, col_b, kb);
+          // k steps in chunks across all of this thread's panels, so B is read a few rows
+          // at a time along their length (streams the prefetcher follows), not one
+          // panel's short piece of kc rows after another (64 x 576 x 12544 f32, one
+          // thread, on a Zen 4 VM: 14.6 -> 11.5 ms); k-grouped panels
+          // (and their corrections) are packed whole
+          const int64_t chunk = uk.group == 1 && b_extra == 0 ? kPackChunk : kc;
+          if (hi > lo) {
+            const int64_t cols_lo = jc + lo * NR, cols = std::min(nc, hi * NR) - lo * NR;
+            b_cols.resize(static_cast<size_t>(cols));
+            n.offsets(cols_lo, cols, 1, b_cols.data());
+          }
+          for (int64_t p0 = 0; p0 < kc; p0 += chunk) {
+            const int64_t pk = std::min(chunk, kc - p0);
+            for (int64_t jp = lo; jp < hi; ++jp) {
+              const int cols = static_cast<int>(std::min<int64_t>(NR, nc - jp * NR));
+              pack_b(bpack + jp * b_panel + p0 * NR * in_size, NR, cols, pk, b,
+                     b_cols.data() + (jp - lo) * NR, kb + p0);
+            }
           }
           team_barrier(team);
         }
