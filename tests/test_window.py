@@ -137,6 +137,67 @@ def test_reduce_window_monoids_against_reference(case, name, dt):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 7), st.integers(1, 3), st.integers(1, 3),
+       st.sampled_from([1, 1, 2]), st.integers(0, 3), st.integers(0, 3),
+       st.sampled_from(sorted(MONOIDS)), st.sampled_from([np.float32, np.float64]),
+       st.sampled_from(["dense", "negstep", "colmajor"]), st.integers(0, 2 ** 31))
+def test_separable_windows_on_every_isa(kh, kw, sh, sw, dil, pad_h, pad_w, name, dt, how,
+                                        seed):
+    """Windows over two dims (the separable row and column passes): rows wide enough for
+    vector blocks, strides, window dilation, padding, infinities and NaN for max / min,
+    strided operands and outputs."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 3, 9, 37)).astype(dt)
+    if name in ("max", "min"):
+        x.flat[rng.integers(0, x.size, 6)] = [np.inf, -np.inf, np.nan, 5, -5, np.inf]
+    if name == "mul":
+        x = (1 + 0.1 * x).astype(dt)
+    init = dt({"add": 0.5, "mul": 1.5, "max": -100, "min": 100}[name])
+    win, strides = (1, 1, kh, kw), (1, 1, sh, sw)
+    wd = (1, 1, dil, dil)
+    pads = ((0, 0), (0, 0), (pad_h, pad_h // 2), (pad_w, 1))
+    lax_fn, np_fn = MONOIDS[name]
+    want = reference_reduce_window(x, init, lambda a, b: dt(np_fn(a, b)), win, strides, pads,
+                                   (1,) * 4, wd)
+    before = CORE.get_isa()
+    try:
+        for isa in ISAS:
+            CORE.set_isa(isa)
+            t = xa.asarray(x) if how == "dense" else make_tensor(x, how)
+            got = np.asarray(lax.reduce_window(t, init, lax_fn, win, strides, pads,
+                                               window_dilation=wd))
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-5)
+    finally:
+        CORE.set_isa(before)
+
+
+@pytest.mark.parametrize("kh, pad, infinities", [(8, (3, 4), False), (11, (10, 0), True),
+                                                  (9, (0, 0), True)])
+def test_tall_window_sums_run_down_the_columns(kh, pad, infinities):
+    """Sums over windows of 8 or more rows (the running column sum, exact again every 16
+    output rows and around infinities): against the reference, and the same bits on 1
+    and 2 threads (a thread starting mid-run replays from the restart row)."""
+    rng = np.random.default_rng(kh)
+    x = rng.standard_normal((2, 3, 45, 37)).astype(np.float32)
+    if infinities:
+        x[0, 1, 20, 5], x[1, 2, 3, 30], x[1, 0, 40, 0] = np.inf, -np.inf, np.nan
+    win, strides, pads = (1, 1, kh, 3), (1, 1, 1, 1), ((0, 0), (0, 0), pad, (1, 1))
+    want = reference_reduce_window(x, np.float32(0.5), lambda a, b: np.float32(a + b), win,
+                                   strides, pads, (1,) * 4, (1,) * 4)
+    before = xa.get_num_threads()
+    outs = []
+    try:
+        for nt in (1, 2):
+            xa.set_num_threads(nt)
+            outs.append(np.asarray(lax.reduce_window(xa.asarray(x), np.float32(0.5), lax.add,
+                                                     win, strides, pads)))
+    finally:
+        xa.set_num_threads(before)
+    np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=2e-5)
+    assert np.array_equal(outs[0], outs[1], equal_nan=True)
+
+
 @pytest.mark.parametrize("name", ["max", "min"])
 @pytest.mark.parametrize("width, pads", [(8, (0, 0)), (9, (1, 0)), (9, (1, 1)), (10, (2, 1)),
                                          (7, (0, 1)), (1, (1, 1)), (2, (2, 2))])

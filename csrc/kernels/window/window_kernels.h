@@ -9,6 +9,7 @@
 #endif
 
 #include <cmath>
+#include <limits>
 #include <complex>
 #include <cstring>
 #include <algorithm>
@@ -23,6 +24,20 @@
 namespace xarr {
 namespace XARR_ISA_NS {
 namespace window_detail {
+
+// A vector of 64 bytes of T (GCC's vector extension: the ISA's registers, one zmm or two
+// ymm; kept in registers where an array would live on the stack).
+// (typedefs in a trait: GCC drops the attribute from an alias template)
+template <class T> struct Vec64Of;
+template <> struct Vec64Of<float> { typedef float type __attribute__((vector_size(64))); };
+template <> struct Vec64Of<double> { typedef double type __attribute__((vector_size(64))); };
+template <class T> using Vec64 = typename Vec64Of<T>::type;
+static_assert(sizeof(Vec64<float>) == 64 && sizeof(Vec64<double>) == 64);
+template <class T> inline Vec64<T> load64(const T* p) {
+  Vec64<T> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
 
 template <class C> inline bool nan_of(C v) {
   if constexpr (std::is_floating_point_v<C>) return v != v;
@@ -149,6 +164,216 @@ inline void row_index(const WindowDim* g, int n, int64_t r, int64_t* o) {
   }
 }
 
+// ------------------------------------------------------------------ separable windows
+// A window over at most two dims (the row dim and one other; every other dim free: size 1,
+// stride 1, no padding) without base dilation, for add / mul / max / min on f32 / f64, is
+// reduced in two passes: each input row's windows along the row (a row pass, through a
+// copy of the row with the op's identity as padding, split into `stride` phases as the
+// depthwise kernel's rows), then each output row from the row results of its window's rows
+// (a column pass over whole rows). A k x k window costs 2k ops per output instead of k^2,
+// and a stride-2 row reads its even and odd elements as two plain rows. Each input row's
+// result is kept in a ring of the window's height, so overlapping windows (3x3/2: rows
+// 2i - 1, 2i, 2i + 1) compute each row once. Init enters once, after the taps (XLA's
+// order); sums therefore round differently from the tap-by-tap walk, max / min do not.
+template <int OP, class T> constexpr T identity_of() {
+  if constexpr (OP == kWindowAdd) return T(0);
+  else if constexpr (OP == kWindowMul) return T(1);
+  else if constexpr (OP == kWindowMax) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::infinity();
+}
+
+// combine<OP> on vectors: max / min keep a NaN of either side, as the scalar form.
+template <int OP, class V> inline V combine_vec(V a, V b) {
+  if constexpr (OP == kWindowAdd) return a + b;
+  else if constexpr (OP == kWindowMul) return a * b;
+  else if constexpr (OP == kWindowMax) return ((a != a) | (a > b)) ? a : b;
+  else return ((a != a) | (a < b)) ? a : b;
+}
+
+inline bool window_free(const WindowDim& g) {
+  return g.size == 1 && g.stride == 1 && g.pad_lo == 0 && g.base_dil == 1 && g.out == g.in;
+}
+
+// The separable form's other window dim (-1: none), or -2 when the problem is not
+// separable (the row dim, p.ndim - 1, must be a window dim).
+inline int separable_dim(const ReduceWindowProblem& p) {
+  const int L = p.ndim - 1;
+  if (L < 0 || window_free(p.dim[L]) || p.dim[L].base_dil != 1) return -2;
+  int dh = -1;
+  for (int d = 0; d < L; ++d) {
+    if (window_free(p.dim[d])) continue;
+    if (dh >= 0 || p.dim[d].base_dil != 1) return -2;
+    dh = d;
+  }
+  return dh;
+}
+
+template <class T, int OP>
+void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t hi) {
+  constexpr int64_t Lanes = 64 / sizeof(T);
+  using V = Vec64<T>;
+  const int L = p.ndim - 1;
+  const WindowDim& gi = p.dim[L];
+  const WindowDim go = dh >= 0 ? p.dim[dh] : WindowDim{};
+  const int64_t go_stride = dh >= 0 ? p.in_stride[dh] : 0;
+  const T init = *static_cast<const T*>(p.init), ident = identity_of<OP, T>();
+  const int64_t OW = gi.out, s = gi.stride;
+  const int64_t phase_len = OW + ((gi.size - 1) * gi.win_dil) / s;
+  std::vector<T> padded(static_cast<size_t>(s * phase_len));
+  std::vector<int64_t> tap(static_cast<size_t>(gi.size));   // tap kx's start in `padded`
+  for (int64_t kx = 0; kx < gi.size; ++kx) {
+    const int64_t c = kx * gi.win_dil;
+    tap[kx] = (c % s) * phase_len + c / s;
+  }
+  // Tall windows summed by a running sum down the columns: each output row is the row
+  // above plus the row result entering minus the one leaving, exact again at every
+  // kRunRestart-th output row (the rounding then depends on the row only, not on where a
+  // thread starts: a thread starting elsewhere replays from the restart row), and exact
+  // wherever the rows entering or leaving hold an infinity or NaN (inf - inf).
+  constexpr int64_t kRunRestart = 16;
+  const bool running = OP == kWindowAdd && dh >= 0 && go.size >= 8 && go.stride == 1 &&
+                       go.win_dil == 1;
+  const int64_t R = (go.size - 1) * go.win_dil + 1 + (running ? 1 : 0);   // the ring's rows
+  std::vector<T> ring(static_cast<size_t>(R * OW)), acc(running ? OW : 0);
+  std::vector<int64_t> held(static_cast<size_t>(R), -1);     // input row in each slot
+  std::vector<char> finite(static_cast<size_t>(R), 1);
+  std::vector<const T*> rows(static_cast<size_t>(go.size));
+  std::vector<T> line(static_cast<size_t>(OW));
+  const char* plane = nullptr;
+  // ring row of input row y (its windows along the row), computed when first needed
+  auto row_result = [&](const char* src_plane, int64_t y) -> const T* {
+    const int64_t slot = y % R;
+    T* res = ring.data() + slot * OW;
+    if (held[slot] == y) return res;
+    held[slot] = y;
+    const char* src = src_plane + y * go_stride;
+    const bool unit = p.in_stride[L] == int64_t{sizeof(T)};
+    const T* row = reinterpret_cast<const T*>(src);
+    for (int64_t ph = 0; ph < s; ++ph) {   // padded column i * s + ph: input i * s + ph - pad
+      T* dst = padded.data() + ph * phase_len;
+      const int64_t first = ph - gi.pad_lo;   // the input column of i = 0
+      const int64_t i0 = first >= 0 ? 0 : std::min(phase_len, (-first + s - 1) / s);
+      const int64_t i1 = std::max(i0, std::min(phase_len, gi.in - first <= 0 ? int64_t{0}
+                                               : (gi.in - first + s - 1) / s));
+      std::fill(dst, dst + i0, ident);
+      if (unit && s == 1) {
+        std::memcpy(dst + i0, row + i0 + first, static_cast<size_t>(i1 - i0) * sizeof(T));
+      } else if (unit && s == 2) {
+        const T* q = row + first;
+        for (int64_t i = i0; i < i1; ++i) dst[i] = q[2 * i];
+      } else {
+        for (int64_t i = i0; i < i1; ++i)
+          dst[i] = *reinterpret_cast<const T*>(src + (i * s + first) * p.in_stride[L]);
+      }
+      std::fill(dst + i1, dst + phase_len, ident);
+    }
+    const T* base = padded.data();
+    if (OW >= Lanes) {
+      for (int64_t j0 = 0;; j0 += Lanes) {   // the last block overlaps the one before
+        const int64_t j = std::min(j0, OW - Lanes);
+        V a = load64(base + tap[0] + j);
+        for (int64_t kx = 1; kx < gi.size; ++kx) a = combine_vec<OP>(a, load64(base + tap[kx] + j));
+        std::memcpy(res + j, &a, sizeof(V));
+        if (j0 + Lanes >= OW) break;
+      }
+    } else {
+      for (int64_t j = 0; j < OW; ++j) {
+        T a = base[tap[0] + j];
+        for (int64_t kx = 1; kx < gi.size; ++kx) a = combine<OP>(a, base[tap[kx] + j]);
+        res[j] = a;
+      }
+    }
+    if (running) {   // x * 0 is NaN for an infinity or NaN
+      T z = T(0);
+      for (int64_t j = 0; j < OW; ++j) z += res[j] * T(0);
+      finite[slot] = z == T(0);
+    }
+    return res;
+  };
+  // acc = the exact column sum of output row oy's window rows
+  auto exact_rows = [&](const char* src_plane, int64_t oy) {
+    std::fill(acc.begin(), acc.end(), T(0));
+    for (int64_t ky = 0; ky < go.size; ++ky) {
+      const int64_t y = oy + ky - go.pad_lo;
+      if (y < 0 || y >= go.in) continue;
+      const T* t = row_result(src_plane, y);
+      for (int64_t j = 0; j < OW; ++j) acc[j] += t[j];
+    }
+  };
+  // acc: output row oy - 1's sum -> oy's
+  auto step_rows = [&](const char* src_plane, int64_t oy) {
+    const int64_t y_out = oy - 1 - go.pad_lo, y_in = oy - go.pad_lo + go.size - 1;
+    const T* t_out = y_out >= 0 && y_out < go.in ? row_result(src_plane, y_out) : nullptr;
+    const T* t_in = y_in >= 0 && y_in < go.in ? row_result(src_plane, y_in) : nullptr;
+    if ((t_out && !finite[y_out % R]) || (t_in && !finite[y_in % R])) {
+      exact_rows(src_plane, oy);
+      return;
+    }
+    if (t_out)
+      for (int64_t j = 0; j < OW; ++j) acc[j] -= t_out[j];
+    if (t_in)
+      for (int64_t j = 0; j < OW; ++j) acc[j] += t_in[j];
+  };
+  const char* run_plane = nullptr;
+  int64_t run_oy = -1;
+  int64_t o[kWindowMaxDims];
+  for (int64_t r = lo; r < hi; ++r) {
+    row_index(p.dim, L, r, o);
+    const char* src_plane = p.in;
+    char* dst = p.out;
+    for (int d = 0; d < L; ++d) {
+      dst += o[d] * p.out_stride[d];
+      if (d != dh) src_plane += o[d] * p.in_stride[d];
+    }
+    if (src_plane != plane) {   // a new plane: the ring holds none of its rows
+      plane = src_plane;
+      std::fill(held.begin(), held.end(), int64_t{-1});
+    }
+    const int64_t oy = dh >= 0 ? o[dh] : 0;
+    const bool direct = p.out_stride[L] == int64_t{sizeof(T)};
+    T* out = direct ? reinterpret_cast<T*>(dst) : line.data();
+    if (running) {
+      if (run_plane != src_plane || run_oy != oy - 1 || oy % kRunRestart == 0) {
+        run_oy = oy - oy % kRunRestart;   // the restart row, then steps up to oy
+        exact_rows(src_plane, run_oy);
+      } else {
+        run_oy = oy - 1;
+      }
+      for (; run_oy < oy; ++run_oy) step_rows(src_plane, run_oy + 1);
+      run_plane = src_plane;
+      for (int64_t j = 0; j < OW; ++j) out[j] = init + acc[j];
+      if (!direct)
+        for (int64_t j = 0; j < OW; ++j)
+          *reinterpret_cast<T*>(dst + j * p.out_stride[L]) = out[j];
+      continue;
+    }
+    int nrows = 0;
+    for (int64_t ky = 0; ky < go.size; ++ky) {
+      const int64_t y = oy * go.stride + ky * go.win_dil - go.pad_lo;
+      if (y >= 0 && y < go.in) rows[nrows++] = row_result(src_plane, y);
+    }
+    if (OW >= Lanes) {
+      const V vinit = V{} + init;
+      for (int64_t j0 = 0;; j0 += Lanes) {
+        const int64_t j = std::min(j0, OW - Lanes);
+        V a = V{} + ident;
+        for (int q = 0; q < nrows; ++q) a = combine_vec<OP>(a, load64(rows[q] + j));
+        a = combine_vec<OP>(vinit, a);
+        std::memcpy(out + j, &a, sizeof(V));
+        if (j0 + Lanes >= OW) break;
+      }
+    } else {
+      for (int64_t j = 0; j < OW; ++j) {
+        T a = ident;
+        for (int q = 0; q < nrows; ++q) a = combine<OP>(a, rows[q][j]);
+        out[j] = combine<OP>(init, a);
+      }
+    }
+    if (!direct)
+      for (int64_t j = 0; j < OW; ++j) *reinterpret_cast<T*>(dst + j * p.out_stride[L]) = out[j];
+  }
+}
+
 template <class T, int OP>
 void reduce_rows_typed(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   using C = typename TypeInfo<T>::compute;
@@ -215,6 +440,16 @@ inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
     auto run = [&](auto op_tag) {
       constexpr int OP = decltype(op_tag)::value;
       if constexpr (defined<OP, T>()) {
+        if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                      OP != kWindowAnd && OP != kWindowOr) {
+          const int dh = separable_dim(p);
+          const int64_t taps = p.dim[p.ndim - 1].size * (dh >= 0 ? p.dim[dh].size : 1);
+          if (dh > -2 && taps > 4) {   // (2x2 pools: the per-tap rows, pairs, are as fast)
+            reduce_separable<T, OP>(p, dh, lo, hi);
+            status = 0;
+            return;
+          }
+        }
         reduce_rows_typed<T, OP>(p, lo, hi);
         status = 0;
       }
@@ -240,19 +475,6 @@ template <class T> struct RowTap {
   int64_t lo, hi;
 };
 
-// A vector of 64 bytes of T (GCC's vector extension: the ISA's registers, one zmm or two
-// ymm; kept in registers where an array would live on the stack).
-// (typedefs in a trait: GCC drops the attribute from an alias template)
-template <class T> struct Vec64Of;
-template <> struct Vec64Of<float> { typedef float type __attribute__((vector_size(64))); };
-template <> struct Vec64Of<double> { typedef double type __attribute__((vector_size(64))); };
-template <class T> using Vec64 = typename Vec64Of<T>::type;
-static_assert(sizeof(Vec64<float>) == 64 && sizeof(Vec64<double>) == 64);
-template <class T> inline Vec64<T> load64(const T* p) {
-  Vec64<T> v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
 
 // a[j] = sum over taps of w * input, j < n: blocks of one 64-byte vector of outputs where
 // every tap reads (the accumulator stays in a register over all taps; the last block
