@@ -422,6 +422,24 @@ def conv_rows(t, jx):
     SRC = xa.asarray(src, copy=True)
     moved = p.nbytes * 1.25
 
+    src_dy = rng.standard_normal(src.shape).astype(np.float32)
+    SRC_DY = xa.asarray(src_dy, copy=True)
+    ONES, ZEROS = xa.ones((64,), np.float32), xa.zeros((64,), np.float32)
+    _, BN_MEAN, BN_VAR = lax.batch_norm_training(SRC, ONES, ZEROS, 1e-5, 1)
+
+    def np_boxsum(v, k):   # a NumPy user's window sum: an integral image (cumsum twice)
+        h = k // 2
+        c = np.pad(v, ((0, 0), (0, 0), (h + 1, h), (h + 1, h))).cumsum(2).cumsum(3)
+        return c[:, :, k:, k:] - c[:, :, :-k, k:] - c[:, :, k:, :-k] + c[:, :, :-k, :-k]
+
+    def np_bn_grad(x, dy):
+        axes, m = (0, 2, 3), x.size / x.shape[1]
+        mu, var = x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+        inv = 1 / np.sqrt(var + np.float32(1e-5))
+        xc = x - mu
+        return inv * (dy - dy.sum(axis=axes, keepdims=True) / m -
+                      xc * inv * inv * (dy * xc).sum(axis=axes, keepdims=True) / m)
+
     def np_maxpool_grad():   # what a NumPy user writes: the argmax of each 2x2 block
         blocks = p.reshape(16, 64, 56, 2, 56, 2).transpose(0, 1, 2, 4, 3, 5).reshape(
             16, 64, 56, 56, 4)
@@ -441,11 +459,38 @@ def conv_rows(t, jx):
          np_maxpool_grad,
          lambda: lax.select_and_scatter_add(SRC, P, lax.ge, (1, 1, 2, 2), (1, 1, 2, 2),
                                             ((0, 0),) * 4), best, p.nbytes * 2.25),
+        ("maxpool3", "maxpool 3x3/2 pad 1 16x64x112x112 f32 (GB/s)",
+         lambda: np.lib.stride_tricks.sliding_window_view(
+             np.pad(p, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf), (3, 3),
+             axis=(2, 3))[:, :, ::2, ::2].max(axis=(-1, -2)),
+         lambda: lax.reduce_window(P, -np.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2),
+                                   ((0, 0), (0, 0), (1, 1), (1, 1))), best, moved),
+        ("boxsum15", "window sum 15x15 SAME 16x64x112x112 f32 (GB/s)", lambda: np_boxsum(p, 15),
+         lambda: lax.reduce_window(P, np.float32(0), lax.add, (1, 1, 15, 15), (1, 1, 1, 1),
+                                   "SAME"), best, p.nbytes * 2),
+        ("batchnorm", "batch norm training 16x64x56x56 f32 NCHW (GB/s)",
+         lambda: (src - src.mean(axis=(0, 2, 3), keepdims=True)) /
+         np.sqrt(src.var(axis=(0, 2, 3), keepdims=True) + np.float32(1e-5)),
+         lambda: lax.batch_norm_training(SRC, ONES, ZEROS, 1e-5, 1), best, src.nbytes * 3),
+        ("batchnorm_grad", "batch norm grad 16x64x56x56 f32 NCHW (GB/s)",
+         lambda: np_bn_grad(src, src_dy),
+         lambda: lax.batch_norm_grad(SRC, ONES, BN_MEAN, BN_VAR, SRC_DY, 1e-5, 1), best,
+         src.nbytes * 5),
     ]
     if torch is not None:
         tp = torch.from_numpy(p)
         t["maxpool"] = lambda: torch.nn.functional.max_pool2d(tp, 2, 2)
         t["avgpool"] = lambda: torch.nn.functional.avg_pool2d(tp, 2, 2)
+        t["maxpool3"] = lambda: torch.nn.functional.max_pool2d(tp, 3, 2, 1)
+        t["boxsum15"] = lambda: torch.nn.functional.avg_pool2d(tp, 15, 1, 7) * 225.0
+        tsrc, tdy = torch.from_numpy(src), torch.from_numpy(src_dy)
+        tg, tb = torch.ones(64), torch.zeros(64)
+        t["batchnorm"] = lambda: torch.nn.functional.batch_norm(tsrc, None, None, tg, tb,
+                                                                training=True, eps=1e-5)
+        t["batchnorm_grad"] = lambda: torch.ops.aten.native_batch_norm_backward(
+            tdy, tsrc, tg, None, None, torch.from_numpy(np.asarray(BN_MEAN)),
+            torch.from_numpy(1 / np.sqrt(np.asarray(BN_VAR) + np.float32(1e-5))), True, 1e-5,
+            [True, True, True])
     if jax is not None:
         jp, jsrc = jnp.asarray(p), jnp.asarray(src)
         from jax._src.lax.windowed_reductions import _select_and_scatter_add
@@ -458,6 +503,13 @@ def conv_rows(t, jx):
         jx["maxpool"] = lambda: mp(jp).block_until_ready()
         jx["avgpool"] = lambda: ap(jp).block_until_ready()
         jx["maxpool_grad"] = lambda: sg(jsrc, jp).block_until_ready()
+        mp3 = jax.jit(lambda v: jax.lax.reduce_window(v, -jnp.inf, jax.lax.max, (1, 1, 3, 3),
+                                                      (1, 1, 2, 2),
+                                                      ((0, 0), (0, 0), (1, 1), (1, 1))))
+        bs = jax.jit(lambda v: jax.lax.reduce_window(v, 0.0, jax.lax.add, (1, 1, 15, 15),
+                                                     (1, 1, 1, 1), "SAME"))
+        jx["maxpool3"] = lambda: mp3(jp).block_until_ready()
+        jx["boxsum15"] = lambda: bs(jp).block_until_ready()
     return rows
 
 

@@ -1,9 +1,10 @@
-"""Windowed ops (issue 15): convolutions as implicit GEMMs (3x3 SAME in NCHW and NHWC,
-1x1, strided 3x3/2, depthwise, transposed), pooling with reduce_window, and the max-pool
-gradient select_and_scatter_add, on the issue's shapes (16 x 64 x 56 x 56 f32 for convs,
-16 x 64 x 112 x 112 for pools). Ratios are measured in the same process: a 1x1
-convolution against the GEMM engine's rate on the same product, pools against a copy of
-their input."""
+"""Windowed ops (issue 15): convolutions (3x3 stride 1 NCHW by Winograd F(2x2, 3x3), the
+others as implicit GEMMs: 3x3 SAME in NCHW and NHWC, 1x1, strided 3x3/2, depthwise,
+transposed), pooling and window sums with reduce_window, the max-pool gradient
+select_and_scatter_add, and batch norm, on the issue's shapes (16 x 64 x 56 x 56 f32 for
+convs and batch norm, 16 x 64 x 112 x 112 for pools). Ratios are measured in the same
+process: a 1x1 convolution against the GEMM engine's rate on the same product, pools
+against a copy of their input."""
 
 import numpy as np
 
@@ -113,3 +114,42 @@ class Pool:
         return (moved / best_time(self.run)) / (2 * self.x.nbytes / best_time(self.x.copy))
 
     track_fraction_of_copy_bandwidth.unit = "x"
+
+
+class WindowSum:
+    """Window sums over 16 x 64 x 112 x 112 f32 (reduce_window add, stride 1, SAME): a 3x3
+    (the separable row and column passes) and a 15x15 (the running column sum)."""
+    params = [[3, 15]]
+    param_names = ["window"]
+    timeout = 300
+
+    def setup(self, window):
+        self.x = xa.asarray(rng(34).standard_normal((N, C, 112, 112)).astype(np.float32))
+        win = (1, 1, window, window)
+        self.run = lambda: lax.reduce_window(self.x, np.float32(0), lax.add, win,
+                                             (1, 1, 1, 1), "SAME")
+
+    def time_window_sum(self, window):
+        self.run()
+
+
+class BatchNorm:
+    """lax.batch_norm_training and batch_norm_grad on 16 x 64 x 56 x 56 f32 NCHW (two
+    passes each: the per-feature sums, then one fused elementwise pass)."""
+    params = [["training", "grad"]]
+    param_names = ["op"]
+    timeout = 300
+
+    def setup(self, op):
+        g = rng(35)
+        x = xa.asarray(g.standard_normal((N, C, H, W)).astype(np.float32))
+        dy = xa.asarray(g.standard_normal((N, C, H, W)).astype(np.float32))
+        ones, zeros = xa.ones((C,), np.float32), xa.zeros((C,), np.float32)
+        _, mean, var = lax.batch_norm_training(x, ones, zeros, 1e-5, 1)
+        if op == "training":
+            self.run = lambda: lax.batch_norm_training(x, ones, zeros, 1e-5, 1)
+        else:
+            self.run = lambda: lax.batch_norm_grad(x, ones, mean, var, dy, 1e-5, 1)
+
+    def time_batch_norm(self, op):
+        self.run()
