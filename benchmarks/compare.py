@@ -589,7 +589,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--markdown", help="write a markdown table here")
     ap.add_argument("--threads", type=int, help="xarr (and torch) threads")
-    ap.add_argument("--only", help="run only the workloads whose key starts with this")
+    ap.add_argument("--only", help="run only the workloads whose key starts with this (several: comma-separated)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="time every library this many times per workload, back to back in "
                          "a shuffled order; cells are medians, ratios medians of per-round "
@@ -608,7 +608,7 @@ def main():
     lines = []
     order_rng = random.Random(0)
     for key, label, np_fn, xa_fn, timer, nbytes in rows:
-        if args.only and not key.startswith(args.only):
+        if args.only and not key.startswith(tuple(args.only.split(","))):
             continue
         fns = [("xarr", xa_fn), ("NumPy", np_fn)] + [
             (name, table[key]) for name, mod, table in peers if mod is not None and key in table]

@@ -444,7 +444,8 @@ inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
                       OP != kWindowAnd && OP != kWindowOr) {
           const int dh = separable_dim(p);
           const int64_t taps = p.dim[p.ndim - 1].size * (dh >= 0 ? p.dim[dh].size : 1);
-          if (dh > -2 && taps > 4) {   // (2x2 pools: the per-tap rows, pairs, are as fast)
+          if (dh > -2 && (taps > 4 || OP == kWindowAdd || OP == kWindowMul)) {
+            // (2x2 max / min pools: the per-tap rows' pairs are as fast)
             reduce_separable<T, OP>(p, dh, lo, hi);
             status = 0;
             return;
