@@ -65,11 +65,22 @@ int feature_sums_run(const FeatureSumsProblem& p) {
   std::stable_sort(other, other + n, [&](int x, int y) {
     return std::llabs(p.a_stride[x]) > std::llabs(p.a_stride[y]);
   });
+  int merged = 0;   // neighbours that are one dim in a and b (H and W of NCHW) merged
   for (int j = 0; j < n; ++j) {
-    size[j] = p.dims[other[j]];
-    sa[j] = p.a_stride[other[j]];
-    sb[j] = p.b_stride[other[j]];
+    const int d = other[j];
+    if (merged > 0 && sa[merged - 1] == p.a_stride[d] * p.dims[d] &&
+        sb[merged - 1] == p.b_stride[d] * p.dims[d]) {
+      size[merged - 1] *= p.dims[d];
+      sa[merged - 1] = p.a_stride[d];
+      sb[merged - 1] = p.b_stride[d];
+      continue;
+    }
+    size[merged] = p.dims[d];
+    sa[merged] = p.a_stride[d];
+    sb[merged] = p.b_stride[d];
+    ++merged;
   }
+  n = merged;
   const NormTable& t = norm_table();
   const int nt = C * m < kParallelMinElements ? 1 : get_num_threads();
   const bool across = p.a_stride[f] == es && p.b_stride[f] == es && C > 1 &&
@@ -86,9 +97,14 @@ int feature_sums_run(const FeatureSumsProblem& p) {
       for (int64_t c = lo; c < hi; ++c) {
         const char* a = p.a + c * p.a_stride[f];
         const char* b = p.b + c * p.b_stride[f];
+        alignas(64) double s8[8] = {}, q8[8] = {};
         walk(walked, size, sa, sb, 0, runs, [&](int64_t oa, int64_t ob) {
-          t.run(p.dtype, a + oa, b + ob, run, s + c, q + c);
+          t.run(p.dtype, a + oa, b + ob, run, s8, q8);
         });
+        for (int l = 0; l < 8; ++l) {
+          s[c] += s8[l];
+          q[c] += q8[l];
+        }
       }
     });
     return 0;

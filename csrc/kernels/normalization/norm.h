@@ -28,12 +28,12 @@ struct FeatureSumsProblem {
 };
 
 // Per ISA: the row kernels (norm_kernels.h compiled with the ISA's flags).
-//   run(dtype, a, b, n, s, q): s += sum a[i], q += sum a[i] b[i] over one contiguous run
-//     of n elements;
+//   run(dtype, a, b, n, s8, q8): adds one contiguous run of n elements into 8-lane partial
+//     sums (s8: of a[i], q8: of a[i] b[i]; the caller adds the lanes in order at the end);
 //   across(dtype, a, b, C, s, q): s[c] += a[c], q[c] += a[c] b[c] for c < C (one row of
 //     a problem whose feature dim is the contiguous one).
 struct NormTable {
-  void (*run)(int dtype, const char* a, const char* b, int64_t n, double* s, double* q) =
+  void (*run)(int dtype, const char* a, const char* b, int64_t n, double* s8, double* q8) =
       nullptr;
   void (*across)(int dtype, const char* a, const char* b, int64_t c, double* s, double* q) =
       nullptr;

@@ -28,9 +28,12 @@ template <class T> inline D8 load8(const T* p) {
   return __builtin_convertvector(v, D8);
 }
 
-// Two accumulators of 8 lanes each (16 elements a step), lanes summed in order at the end.
+// s8 / q8: 8-lane partial sums the caller keeps over a feature's runs (the lanes are
+// added once, at the end, not per run): each step of 16 elements adds into two lane
+// accumulators, their sum then into the partials; a tail element i (from the run's last
+// full step) goes to lane i % 8 (8 of them into the accumulators, the rest with them).
 template <class T>
-void run_typed(const T* a, const T* b, int64_t n, double* s, double* q) {
+void run_typed(const T* a, const T* b, int64_t n, double* s8, double* q8) {
   D8 s0 = {}, s1 = {}, q0 = {}, q1 = {};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -40,18 +43,24 @@ void run_typed(const T* a, const T* b, int64_t n, double* s, double* q) {
     q0 += x0 * load8(b + i);
     q1 += x1 * load8(b + i + 8);
   }
-  const D8 sv = s0 + s1, qv = q0 + q1;
-  double ss = 0, qq = 0;
-  for (int l = 0; l < 8; ++l) {
-    ss += sv[l];
-    qq += qv[l];
+  double ts[8] = {}, tq[8] = {};
+  for (int64_t l = 0; i < n; ++i, ++l) {
+    ts[l % 8] = static_cast<double>(a[i]);
+    tq[l % 8] = static_cast<double>(a[i]) * static_cast<double>(b[i]);
+    if (l == 7) {   // (a tail is at most 15 elements: two rounds of lanes)
+      s0 += load8(ts);
+      q0 += load8(tq);
+      std::fill(ts, ts + 8, 0.0);
+      std::fill(tq, tq + 8, 0.0);
+    }
   }
-  for (; i < n; ++i) {
-    ss += static_cast<double>(a[i]);
-    qq += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  }
-  *s += ss;
-  *q += qq;
+  D8 sv, qv;
+  std::memcpy(&sv, s8, sizeof(D8));
+  std::memcpy(&qv, q8, sizeof(D8));
+  sv += (s0 + load8(ts)) + s1;
+  qv += (q0 + load8(tq)) + q1;
+  std::memcpy(s8, &sv, sizeof(D8));
+  std::memcpy(q8, &qv, sizeof(D8));
 }
 
 template <class T>
@@ -73,11 +82,12 @@ void across_typed(const T* a, const T* b, int64_t c, double* s, double* q) {
   }
 }
 
-inline void run(int dtype, const char* a, const char* b, int64_t n, double* s, double* q) {
+inline void run(int dtype, const char* a, const char* b, int64_t n, double* s8, double* q8) {
   if (dtype == kF32)
-    run_typed(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), n, s, q);
+    run_typed(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), n, s8, q8);
   else
-    run_typed(reinterpret_cast<const double*>(a), reinterpret_cast<const double*>(b), n, s, q);
+    run_typed(reinterpret_cast<const double*>(a), reinterpret_cast<const double*>(b), n, s8,
+              q8);
 }
 
 inline void across(int dtype, const char* a, const char* b, int64_t c, double* s, double* q) {
