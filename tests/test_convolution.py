@@ -351,6 +351,18 @@ def test_winograd_feature_chunks_views_and_the_fallbacks(winograd_calls):
     got = lax.conv_general_dilated(xv, wv, (1, 1), ((2, 0), (0, 1)))
     _close_winograd(got, big[:, ::2, ::3], wk[:, ::2, :, 1:4], ((2, 0), (0, 1)))
     assert len(winograd_calls) == 2
+    # no input features: a sum of nothing (zeros, not an uninitialized output), through
+    # the conv and through the kernel's binding
+    f32 = np.float32
+    got = lax.conv_general_dilated(xa.zeros((1, 0, 8, 8), f32), xa.zeros((4, 0, 3, 3), f32),
+                                   (1, 1), "SAME")
+    np.testing.assert_array_equal(np.asarray(got), np.zeros((1, 4, 8, 8), np.float32))
+    from xarr._bindings.window import winograd_into
+    out = xa.full((1, 4, 8, 8), 7.0, f32)
+    nchw = (0, 1, 2, 3)
+    winograd_into(out, xa.zeros((1, 0, 8, 8), f32), xa.zeros((4, 0, 3, 3), f32),
+                  (nchw, nchw, nchw), 1, 1)
+    np.testing.assert_array_equal(np.asarray(out), np.zeros((1, 4, 8, 8), np.float32))
     # not taken: f64, stride 2, dilation, groups, NHWC rows, a 5x5 window
     x = rng.standard_normal((2, 8, 10, 12)).astype(np.float32)
     w = rng.standard_normal((8, 8, 3, 3)).astype(np.float32)
@@ -365,7 +377,7 @@ def test_winograd_feature_chunks_views_and_the_fallbacks(winograd_calls):
                              "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
     lax.conv_general_dilated(X, xa.asarray(rng.standard_normal((8, 8, 5, 5)).astype(np.float32)),
                              (1, 1), "SAME")
-    assert len(winograd_calls) == 2
+    assert len(winograd_calls) == 3   # (the two above and the one without features)
 
 
 def test_nchw_and_nhwc_agree():

@@ -198,6 +198,28 @@ def test_tall_window_sums_run_down_the_columns(kh, pad, infinities):
     assert np.array_equal(outs[0], outs[1], equal_nan=True)
 
 
+def test_empty_windows_and_an_overflowing_running_sum():
+    """Windows of size 0 give init (no taps); a running column sum that overflows f32 in
+    one window gives the right finite sums in the next ones (review findings)."""
+    x = np.arange(160, dtype=np.float32).reshape(4, 40)
+    for win, wd in (((1, 0), (1, 1)), ((0, 2), (2, 1))):
+        got = lax.reduce_window(xa.asarray(x), np.float32(3), lax.add, win, (1, 1), "VALID",
+                                window_dilation=wd)
+        want = reference_reduce_window(x, np.float32(3), lambda a, b: np.float32(a + b), win,
+                                       (1, 1), ((0, 0), (0, 0)), (1, 1), wd)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    big = np.zeros((1, 1, 32, 32), np.float32)
+    big[0, 0, :2] = 1.5e38
+    win = (1, 1, 8, 2)
+    with np.errstate(over="ignore"):
+        want = reference_reduce_window(big, np.float32(0), lambda a, b: np.float32(a + b), win,
+                                       (1,) * 4, ((0, 0),) * 4, (1,) * 4, (1,) * 4)
+    got = np.asarray(lax.reduce_window(xa.asarray(big), np.float32(0), lax.add, win,
+                                       (1,) * 4, "VALID"))
+    assert np.isinf(got[0, 0, 0]).all() and np.isfinite(got[0, 0, 1:]).all()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("name", ["max", "min"])
 @pytest.mark.parametrize("width, pads", [(8, (0, 0)), (9, (1, 0)), (9, (1, 1)), (10, (2, 1)),
                                          (7, (0, 1)), (1, (1, 1)), (2, (2, 2))])

@@ -355,9 +355,11 @@ struct AlignedFloats {
 };
 
 // The GEMM's A operand: G g G^T of every (output, input) feature pair, packed as the
-// micro-kernel reads it: u[((xi * panels + k / mr) * C + c) * mr + k % mr], k < K (rows
-// up to the padded K stay zero).
-void transform_filters(const WinogradProblem& p, int64_t mr, int64_t panels, float* u) {
+// micro-kernel reads it: u[(xi * panels + k / mr) * stride + c * mr + k % mr], k < K (rows
+// up to the padded K stay zero); stride: C * mr rounded up to 16 floats, so every panel,
+// and every 128-feature chunk of one, starts 64-byte aligned (gemm.h's contract).
+void transform_filters(const WinogradProblem& p, int64_t mr, int64_t panels, int64_t stride,
+                       float* u) {
   const int64_t C = p.in_feat;
   for (int64_t k = 0; k < p.out_feat; ++k)
     for (int64_t c = 0; c < C; ++c) {
@@ -376,7 +378,7 @@ void transform_filters(const WinogradProblem& p, int64_t mr, int64_t panels, flo
         const float row[4] = {gt[i][0], 0.5f * (gt[i][0] + gt[i][1] + gt[i][2]),
                               0.5f * (gt[i][0] - gt[i][1] + gt[i][2]), gt[i][2]};
         for (int j = 0; j < 4; ++j)
-          u[(((4 * i + j) * panels + k / mr) * C + c) * mr + k % mr] = row[j];
+          u[((4 * i + j) * panels + k / mr) * stride + c * mr + k % mr] = row[j];
       }
     }
 }
@@ -385,15 +387,24 @@ void transform_filters(const WinogradProblem& p, int64_t mr, int64_t panels, flo
 
 void winograd_run(const WinogradProblem& p) {
   const int64_t C = p.in_feat, K = p.out_feat;
-  if (p.batch * K * p.out_h * p.out_w == 0 || C == 0) return;
+  if (p.batch * K * p.out_h * p.out_w == 0) return;
+  if (C == 0) {   // no input features: a sum of nothing
+    for (int64_t b = 0; b < p.batch; ++b)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t y = 0; y < p.out_h; ++y)
+          std::fill_n(reinterpret_cast<float*>(p.out + b * p.out_sb + k * p.out_sk +
+                                               y * p.out_sh), p.out_w, 0.0f);
+    return;
+  }
   const GemmTable& gt = gemm_table();
   GemmMicroKernel uk = gt.kernel[kGemmF32];
   const GemmMicroKernel& flat = gt.flat[kGemmF32];
   auto padded = [K](const GemmMicroKernel& k) { return (K + k.mr - 1) / k.mr * k.mr; };
   if (flat.fn && padded(flat) < padded(uk)) uk = flat;
   const int64_t mr = uk.mr, nr = uk.nr, kp = padded(uk), panels_k = kp / mr;
-  AlignedFloats u(16 * kp * C);
-  transform_filters(p, mr, panels_k, u.p);
+  const int64_t a_stride = (C * mr + 15) / 16 * 16;
+  AlignedFloats u(16 * panels_k * a_stride);
+  transform_filters(p, mr, panels_k, a_stride, u.p);
   const int64_t tiles_x = (p.out_w + 1) / 2, per_image = (p.out_h + 1) / 2 * tiles_x;
   const int64_t tiles = p.batch * per_image, panels = (tiles + nr - 1) / nr;
   // input features per pass: the transformed panel (16 x cb x nr) stays in L2; chunks
@@ -422,7 +433,7 @@ void winograd_run(const WinogradProblem& p) {
         t.winograd_input(p, seg.data(), nseg, c0, c1, nr, v.p, v_xi);
         for (int xi = 0; xi < 16; ++xi)
           for (int64_t q = 0; q < panels_k; ++q)
-            uk.fn(c1 - c0, u.p + ((xi * panels_k + q) * C + c0) * mr, v.p + xi * v_xi,
+            uk.fn(c1 - c0, u.p + (xi * panels_k + q) * a_stride + c0 * mr, v.p + xi * v_xi,
                   m.p + xi * m_xi + q * mr * nr, nr, 1, c0 > 0);
       }
       t.winograd_output(p, seg.data(), nseg, nr, m.p, m_xi);

@@ -136,6 +136,8 @@ inline void row_taps(const WindowDim& g, int64_t k, const char* src, int64_t is,
 template <class Body, class Pad>
 inline void outer_taps(const WindowDim* g, const int64_t* o, const int64_t* stride, int n,
                        Body body, Pad pad) {
+  for (int d = 0; d < n; ++d)
+    if (g[d].size == 0) return;   // an empty window: no taps
   int64_t k[kWindowMaxDims] = {};
   for (;;) {
     int64_t off = 0;
@@ -198,11 +200,12 @@ inline bool window_free(const WindowDim& g) {
 // separable (the row dim, p.ndim - 1, must be a window dim).
 inline int separable_dim(const ReduceWindowProblem& p) {
   const int L = p.ndim - 1;
-  if (L < 0 || window_free(p.dim[L]) || p.dim[L].base_dil != 1) return -2;
+  if (L < 0 || window_free(p.dim[L]) || p.dim[L].base_dil != 1 || p.dim[L].size == 0)
+    return -2;
   int dh = -1;
   for (int d = 0; d < L; ++d) {
     if (window_free(p.dim[d])) continue;
-    if (dh >= 0 || p.dim[d].base_dil != 1) return -2;
+    if (dh >= 0 || p.dim[d].base_dil != 1 || p.dim[d].size == 0) return -2;
     dh = d;
   }
   return dh;
@@ -229,12 +232,17 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
   // above plus the row result entering minus the one leaving, exact again at every
   // kRunRestart-th output row (the rounding then depends on the row only, not on where a
   // thread starts: a thread starting elsewhere replays from the restart row), and exact
-  // wherever the rows entering or leaving hold an infinity or NaN (inf - inf).
+  // wherever the rows entering or leaving hold an infinity or NaN (inf - inf) or the sum
+  // itself overflowed.
   constexpr int64_t kRunRestart = 16;
   const bool running = OP == kWindowAdd && dh >= 0 && go.size >= 8 && go.stride == 1 &&
                        go.win_dil == 1;
   const int64_t R = (go.size - 1) * go.win_dil + 1 + (running ? 1 : 0);   // the ring's rows
-  std::vector<T> ring(static_cast<size_t>(R * OW)), acc(running ? OW : 0);
+  // (the running sum is kept in float64 for f32 data: a sum that overflows f32 stays
+  // finite, and a large value leaving costs 2^-52, not 2^-23, of itself)
+  using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  std::vector<T> ring(static_cast<size_t>(R * OW));
+  std::vector<Acc> acc(running ? OW : 0);
   std::vector<int64_t> held(static_cast<size_t>(R), -1);     // input row in each slot
   std::vector<char> finite(static_cast<size_t>(R), 1);
   std::vector<const T*> rows(static_cast<size_t>(go.size));
@@ -292,7 +300,7 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
   };
   // acc = the exact column sum of output row oy's window rows
   auto exact_rows = [&](const char* src_plane, int64_t oy) {
-    std::fill(acc.begin(), acc.end(), T(0));
+    std::fill(acc.begin(), acc.end(), Acc(0));
     for (int64_t ky = 0; ky < go.size; ++ky) {
       const int64_t y = oy + ky - go.pad_lo;
       if (y < 0 || y >= go.in) continue;
@@ -313,6 +321,9 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
       for (int64_t j = 0; j < OW; ++j) acc[j] -= t_out[j];
     if (t_in)
       for (int64_t j = 0; j < OW; ++j) acc[j] += t_in[j];
+    Acc z = Acc(0);   // an overflowed sum (inf, or NaN once it leaves): exact instead
+    for (int64_t j = 0; j < OW; ++j) z += acc[j] * Acc(0);
+    if (z != Acc(0)) exact_rows(src_plane, oy);
   };
   const char* run_plane = nullptr;
   int64_t run_oy = -1;
@@ -341,7 +352,7 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
       }
       for (; run_oy < oy; ++run_oy) step_rows(src_plane, run_oy + 1);
       run_plane = src_plane;
-      for (int64_t j = 0; j < OW; ++j) out[j] = init + acc[j];
+      for (int64_t j = 0; j < OW; ++j) out[j] = static_cast<T>(init + acc[j]);
       if (!direct)
         for (int64_t j = 0; j < OW; ++j)
           *reinterpret_cast<T*>(dst + j * p.out_stride[L]) = out[j];
@@ -542,7 +553,8 @@ inline bool plane_geometry(const DepthwiseProblem& p, PlaneGeometry* g) {
     g->w_s_outer = p.w_s[0];
     g->out_s_outer = p.out_s[0];
   }
-  return g->outer.base_dil == 1 && g->inner.base_dil == 1 && g->inner.stride <= 4;
+  return g->outer.base_dil == 1 && g->inner.base_dil == 1 && g->inner.stride <= 4 &&
+         g->outer.size > 0 && g->inner.size > 0;   // (empty windows: the per-tap rows)
 }
 
 // Output rows [lo, hi) (row r: plane r / outer.out, output row r % outer.out) of a
