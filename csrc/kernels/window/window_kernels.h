@@ -39,6 +39,34 @@ template <class T> inline Vec64<T> load64(const T* p) {
   return v;
 }
 
+// One input row as a window dim with stride s and low padding pad_lo reads it, padded
+// and split into s phases of phase_len elements (the depthwise and separable-window rows):
+// dst[ph * phase_len + i] = padded column i * s + ph, i.e. input column i * s + ph -
+// pad_lo of the `in` elements at src (byte stride is), `pad` outside them. Worked example:
+// s = 2, pad_lo = 1, input [a b c d]: phase 0 = [pad b d ...], phase 1 = [a c pad ...].
+template <class T>
+void fill_phase_row(T* dst, const char* src, int64_t is, int64_t in, int64_t pad_lo,
+                    int64_t s, int64_t phase_len, T pad) {
+  const T* row = reinterpret_cast<const T*>(src);
+  const bool unit = is == int64_t{sizeof(T)};
+  for (int64_t ph = 0; ph < s; ++ph, dst += phase_len) {
+    const int64_t first = ph - pad_lo;   // the input column of i = 0
+    const int64_t i0 = first >= 0 ? 0 : std::min(phase_len, (-first + s - 1) / s);
+    const int64_t i1 = std::max(
+        i0, std::min(phase_len, in - first <= 0 ? int64_t{0} : (in - first + s - 1) / s));
+    std::fill(dst, dst + i0, pad);
+    if (unit && s == 1) {
+      std::memcpy(dst + i0, row + i0 + first, static_cast<size_t>(i1 - i0) * sizeof(T));
+    } else if (unit && s == 2) {
+      for (int64_t i = i0; i < i1; ++i) dst[i] = row[2 * i + first];
+    } else {
+      for (int64_t i = i0; i < i1; ++i)
+        dst[i] = *reinterpret_cast<const T*>(src + (i * s + first) * is);
+    }
+    std::fill(dst + i1, dst + phase_len, pad);
+  }
+}
+
 template <class C> inline bool nan_of(C v) {
   if constexpr (std::is_floating_point_v<C>) return v != v;
   return false;
@@ -255,26 +283,7 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
     if (held[slot] == y) return res;
     held[slot] = y;
     const char* src = src_plane + y * go_stride;
-    const bool unit = p.in_stride[L] == int64_t{sizeof(T)};
-    const T* row = reinterpret_cast<const T*>(src);
-    for (int64_t ph = 0; ph < s; ++ph) {   // padded column i * s + ph: input i * s + ph - pad
-      T* dst = padded.data() + ph * phase_len;
-      const int64_t first = ph - gi.pad_lo;   // the input column of i = 0
-      const int64_t i0 = first >= 0 ? 0 : std::min(phase_len, (-first + s - 1) / s);
-      const int64_t i1 = std::max(i0, std::min(phase_len, gi.in - first <= 0 ? int64_t{0}
-                                               : (gi.in - first + s - 1) / s));
-      std::fill(dst, dst + i0, ident);
-      if (unit && s == 1) {
-        std::memcpy(dst + i0, row + i0 + first, static_cast<size_t>(i1 - i0) * sizeof(T));
-      } else if (unit && s == 2) {
-        const T* q = row + first;
-        for (int64_t i = i0; i < i1; ++i) dst[i] = q[2 * i];
-      } else {
-        for (int64_t i = i0; i < i1; ++i)
-          dst[i] = *reinterpret_cast<const T*>(src + (i * s + first) * p.in_stride[L]);
-      }
-      std::fill(dst + i1, dst + phase_len, ident);
-    }
+    fill_phase_row(padded.data(), src, p.in_stride[L], gi.in, gi.pad_lo, s, phase_len, ident);
     const T* base = padded.data();
     if (OW >= Lanes) {
       for (int64_t j0 = 0;; j0 += Lanes) {   // the last block overlaps the one before
@@ -603,24 +612,7 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
           continue;
         }
         const char* src = in0 + iy * g.in_s_outer;
-        for (int64_t ph = 0; ph < s; ++ph) {
-          T* dst = row + ph * phase_len;
-          // element i of phase ph: padded column i * s + ph, input column that - pad_lo
-          const int64_t first = ph - gi.pad_lo;    // input column of i = 0
-          const int64_t i0 = first >= 0 ? 0 : std::min(phase_len, (-first + s - 1) / s);
-          const int64_t i1 = std::max(i0, std::min(phase_len,
-                                                   gi.in - first <= 0 ? 0
-                                                   : (gi.in - first + s - 1) / s));
-          std::fill(dst, dst + i0, T(0));
-          if (s == 1 && g.in_s_inner == int64_t{sizeof(T)}) {
-            std::memcpy(dst + i0, reinterpret_cast<const T*>(src) + (i0 + first),
-                        static_cast<size_t>(i1 - i0) * sizeof(T));
-          } else {
-            for (int64_t i = i0; i < i1; ++i)
-              dst[i] = *reinterpret_cast<const T*>(src + (i * s + first) * g.in_s_inner);
-          }
-          std::fill(dst + i1, dst + phase_len, T(0));
-        }
+        fill_phase_row(row, src, g.in_s_inner, gi.in, gi.pad_lo, s, phase_len, T(0));
       }
       built = in0;
       built_y0 = y0;
