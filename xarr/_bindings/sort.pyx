@@ -1,18 +1,105 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: embedsignature=True
 # distutils: language = c++
-"""Binding of the sort family's kernels (csrc/kernels/sort/): today the binary searches of
-searchsorted and interp (searchsorted.h). The rules are xarr/_ops/sorting.py's; this module checks
+"""Binding of the sort family's kernels (csrc/kernels/sort/): the row sorts (sort.h) and
+the binary searches of searchsorted and interp (searchsorted.h). The rules are xarr/_ops/sorting.py's; this module checks
 what the kernel assumes (a contiguous 1-D sorted row, keys of its dtype), allocates the
 int64 result and releases the GIL.
 """
 
 from libc.stdint cimport int64_t
 
-from xarr._capi cimport kC128, kF64, kS64
+from xarr._capi cimport kC128, kF64, kS64, kMaxDims
 from xarr._tensor cimport F_C_CONTIG, Tensor, alloc_tensor, as_strided, copy_dense_of
 
 from xarr._dtypes import DTYPES
+
+cdef extern from "kernels/sort/sort.h" namespace "xarr" nogil:
+    int kSortMaxDims, kSortUnknownDtype, kSortRowTooLong
+    cdef cppclass SortRowsProblem:
+        int dtype, ndim
+        int64_t dims[32]
+        int64_t n
+        const char* keys
+        int64_t key_outer[32]
+        int64_t key_step
+        const int64_t* perm
+        int64_t perm_outer[32]
+        int64_t perm_step
+        char* values
+        int64_t value_outer[32]
+        int64_t value_step
+        int64_t* index
+        int64_t index_outer[32]
+        int64_t index_step
+        int stable, descending
+    int sort_rows_run "xarr::sort_rows"(const SortRowsProblem& p) except +
+
+assert kSortMaxDims >= kMaxDims
+
+
+cdef void _row_strides(Tensor t, int axis, int64_t* outer, int64_t* step):
+    cdef int d, j = 0
+    for d in range(t._ndim):
+        if d == axis:
+            step[0] = t._strides[d]
+        else:
+            outer[j] = t._strides[d]
+            j += 1
+
+
+def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_index,
+              bint stable, bint descending):
+    """(values, index): keys sorted along ``axis`` (csrc/kernels/sort/sort.h sort_rows),
+    each a new row-major tensor of keys' shape or None when not wanted (index: int64, the
+    argsort). ``perm``: None, or an int64 tensor of keys' shape whose rows are permutations
+    of 0..n-1 (trusted: an index output of this function), the rows' start order.
+    Ascending, NaNs last, -0.0 == +0.0; ``stable`` keeps equal keys in start order."""
+    cdef Tensor k = as_strided(keys)
+    cdef Tensor pm = as_strided(perm) if perm is not None else None
+    cdef Tensor values = None, index = None
+    cdef SortRowsProblem p
+    cdef int d, j = 0, rc
+    if not 0 <= axis < k._ndim:
+        raise ValueError(f"sort: axis {axis} is out of range for shape {k._shape}")
+    if pm is not None and (pm._dtype != kS64 or pm._shape != k._shape):
+        raise ValueError(f"sort: perm must be int64 of shape {k._shape}, got "
+                         f"{DTYPES[pm._dtype]}{pm._shape}")
+    if want_values:
+        values = alloc_tensor(k._dtype, k._ndim, k._dims, None, False)
+    if want_index:
+        index = alloc_tensor(kS64, k._ndim, k._dims, None, False)
+    p.dtype = k._dtype
+    p.ndim = k._ndim - 1
+    p.n = k._dims[axis]
+    for d in range(k._ndim):
+        if d != axis:
+            p.dims[j] = k._dims[d]
+            j += 1
+    p.keys = k._data
+    _row_strides(k, axis, p.key_outer, &p.key_step)
+    p.perm = NULL
+    if pm is not None:
+        p.perm = <const int64_t*>pm._data
+        _row_strides(pm, axis, p.perm_outer, &p.perm_step)
+    p.values = NULL
+    if values is not None:
+        p.values = values._data
+        _row_strides(values, axis, p.value_outer, &p.value_step)
+    p.index = NULL
+    if index is not None:
+        p.index = <int64_t*>index._data
+        _row_strides(index, axis, p.index_outer, &p.index_step)
+    p.stable = stable
+    p.descending = descending
+    with nogil:
+        rc = sort_rows_run(p)
+    if rc == kSortUnknownDtype:
+        raise TypeError(f"sort: no sort kernel for dtype {DTYPES[k._dtype]}")
+    if rc == kSortRowTooLong:
+        raise ValueError(f"sort: rows of {p.n} elements are beyond the kernel's 2**32 - 1")
+    return values, index
+
 
 cdef extern from "kernels/sort/searchsorted.h" namespace "xarr" nogil:
     int searchsorted_run(int dtype, const char* sorted, int64_t n, const char* keys, int ndim,

@@ -1,0 +1,373 @@
+// The sort family's driver (sort.h): key images, the radix sorts, rows over threads.
+#include "kernels/sort/sort.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/capi.h"
+#include "core/dtype.h"
+#include "core/threading.h"
+
+namespace xarr {
+
+namespace {
+
+const SortTable& sort_table() {
+  static const KernelTables<SortTable> t(XARR_ISA_FILLS(SortTable, fill_sort));
+  return t.active();
+}
+
+// ---- key images: each dtype's keys as unsigned integers U in the sort order.
+//   ints: signed ones with the sign bit flipped, unsigned and pred as they are;
+//   floats, `exact` (bijective, for unstable sorts of values alone): the IEEE total order
+//     (negative: all bits flipped; positive: sign bit set) minus the count of negative
+//     NaNs, wrapping, so negative NaNs land after positive ones, above +inf. Worked
+//     example (f32): -inf 0xff800000 -> 0x007fffff - 0x7fffff = 0; +inf -> 0xff000001;
+//     +NaN 0x7fc00000 -> 0xff400001; -NaN 0xffc00000 -> 0xffc00000.
+//   floats, not exact (keys with an index: stable sorts, argsort): both zeros one image,
+//     every NaN the largest one, so equal keys are equal images.
+template <int kBytes> struct Uint;
+template <> struct Uint<1> { using T = uint8_t; };
+template <> struct Uint<2> { using T = uint16_t; };
+template <> struct Uint<4> { using T = uint32_t; };
+template <> struct Uint<8> { using T = uint64_t; };
+
+enum KeyKind : int { kUnsignedKey = 0, kSignedKey = 1, kFloatKey = 2 };
+
+struct KeyCodec {
+  int bytes = 0;        // 1, 2, 4 or 8
+  int kind = 0;         // KeyKind
+  int mant = 0;         // float: mantissa bits
+};
+
+KeyCodec codec_of(int dtype) {
+  switch (dtype) {
+    case kPred: case kU8: return {1, kUnsignedKey, 0};
+    case kS8: return {1, kSignedKey, 0};
+    case kU16: return {2, kUnsignedKey, 0};
+    case kS16: return {2, kSignedKey, 0};
+    case kU32: return {4, kUnsignedKey, 0};
+    case kS32: return {4, kSignedKey, 0};
+    case kU64: return {8, kUnsignedKey, 0};
+    case kS64: return {8, kSignedKey, 0};
+    case kF16: return {2, kFloatKey, 10};
+    case kBF16: return {2, kFloatKey, 7};
+    case kF32: return {4, kFloatKey, 23};
+    case kF64: return {8, kFloatKey, 52};
+    default: return {};
+  }
+}
+
+template <class U, int kKind> struct Codec {
+  static constexpr U kSign = U(U(1) << (sizeof(U) * 8 - 1));
+  U negative_nans;   // floats: 2^mant - 1
+  U inf;             // floats: +inf's bits
+
+  explicit Codec(int mant)
+      : negative_nans(U((U(1) << mant) - 1)), inf(U(~kSign & ~negative_nans)) {}
+
+  U image(U bits, bool exact) const {
+    if constexpr (kKind == kUnsignedKey) return bits;
+    else if constexpr (kKind == kSignedKey) return U(bits ^ kSign);
+    else {
+      if (!exact) {
+        if (U(bits & ~kSign) > inf) return U(~U(0));
+        if (bits == kSign) bits = 0;
+      }
+      const U total = (bits & kSign) ? U(~bits) : U(bits | kSign);
+      return exact ? U(total - negative_nans) : total;
+    }
+  }
+  U bits_of(U image) const {   // the inverse of image(., true)
+    if constexpr (kKind == kUnsignedKey) return image;
+    else if constexpr (kKind == kSignedKey) return U(image ^ kSign);
+    else {
+      const U total = U(image + negative_nans);
+      return (total & kSign) ? U(total ^ kSign) : U(~total);
+    }
+  }
+};
+
+// Uninitialized scratch from the tensor allocator (whose block cache keeps big blocks'
+// pages faulted between calls).
+template <class T> class Scratch {
+ public:
+  explicit Scratch(int64_t n) : bytes_(n * static_cast<int64_t>(sizeof(T))) {
+    p_ = static_cast<T*>(aligned_alloc64(bytes_));
+    if (!p_) throw std::bad_alloc();
+  }
+  Scratch(Scratch&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr; }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { aligned_free(p_, bytes_); }
+  T* data() const { return p_; }
+
+ private:
+  T* p_;
+  int64_t bytes_;
+};
+
+// A record: a key image alone, or with its position in the row.
+template <class U> struct Keyed {
+  U key;
+  uint32_t at;
+};
+template <class U> inline U key_of(U r) { return r; }
+template <class U> inline U key_of(const Keyed<U>& r) { return r.key; }
+
+constexpr int64_t kInsertionMax = 48;            // rows this short: insertion sort
+constexpr int64_t kMsdMin = int64_t{1} << 17;    // rows this long: MSD split first
+constexpr int64_t kThreadMinElements = int64_t{1} << 15;
+
+// Stable insertion sort by key.
+template <class R> void insertion_sort(R* a, int64_t n) {
+  for (int64_t i = 1; i < n; ++i) {
+    const R r = a[i];
+    int64_t j = i;
+    while (j > 0 && key_of(a[j - 1]) > key_of(r)) {
+      a[j] = a[j - 1];
+      --j;
+    }
+    a[j] = r;
+  }
+}
+
+// Histograms of every 8-bit digit of the keys of a[0..n).
+template <class R, class U>
+void digit_counts(const R* a, int64_t n, int64_t (*counts)[256]) {
+  constexpr int kDigits = sizeof(U);
+  for (int64_t i = 0; i < n; ++i) {
+    const U k = key_of(a[i]);
+    for (int d = 0; d < kDigits; ++d) ++counts[d][(k >> (8 * d)) & 255];
+  }
+}
+
+// Stable LSD radix sort of a[0..n) on digits [0, digits), b scratch: returns a or b,
+// whichever holds the result. Digits equal in every key are skipped.
+template <class R, class U> R* lsd_sort(R* a, R* b, int64_t n, int digits) {
+  if (n <= kInsertionMax) {
+    insertion_sort(a, n);
+    return a;
+  }
+  int64_t counts[sizeof(U)][256] = {};
+  digit_counts<R, U>(a, n, counts);
+  for (int d = 0; d < digits; ++d) {
+    const int shift = 8 * d;
+    if (counts[d][(key_of(a[0]) >> shift) & 255] == n) continue;
+    int64_t at[256], sum = 0;
+    for (int k = 0; k < 256; ++k) {
+      at[k] = sum;
+      sum += counts[d][k];
+    }
+    for (int64_t i = 0; i < n; ++i) b[at[(key_of(a[i]) >> shift) & 255]++] = a[i];
+    std::swap(a, b);
+  }
+  return a;
+}
+
+// Sorts a[0..n) (scratch b) on nt threads; done(lo, hi, src) is called once for every
+// piece [lo, hi) of the result, which then lies in src[lo..hi) (src a or b). Stable.
+// Long rows: a histogram pass finds the top digit that differs, one stable scatter pass
+// splits the row on it into <= 256 buckets, and the buckets (each a few hundred KiB for
+// 2^24 random keys) are sorted on the lower digits in cache, largest first.
+// bucket(a, b, m, digits) sorts a[0..m) on its low `digits` digits (scratch b) and returns
+// where the result lies: lsd_sort, or an ISA quicksort for values alone.
+template <class R, class U, class Bucket, class Done>
+void radix_sort(R* a, R* b, int64_t n, int nt, const Bucket& bucket, const Done& done) {
+  constexpr int kDigits = sizeof(U);
+  if (n < kMsdMin || kDigits == 1) {
+    R* r = bucket(a, b, n, kDigits);
+    done(0, n, r);
+    return;
+  }
+  if (n < nt * kThreadMinElements) nt = 1;
+  std::vector<int64_t> part(static_cast<size_t>(nt) * kDigits * 256, 0);
+  split_items(nt, nt, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      digit_counts<R, U>(a + n * t / nt, n * (t + 1) / nt - n * t / nt,
+                         reinterpret_cast<int64_t(*)[256]>(&part[t * kDigits * 256]));
+  });
+  auto count = [&](int64_t t, int d, int k) -> int64_t& {
+    return part[(t * kDigits + d) * 256 + k];
+  };
+  int top = kDigits - 1;
+  for (; top >= 0; --top) {
+    int64_t same = 0;
+    const int k0 = (key_of(a[0]) >> (8 * top)) & 255;
+    for (int64_t t = 0; t < nt; ++t) same += count(t, top, k0);
+    if (same != n) break;
+  }
+  if (top < 0) {   // every key equal
+    done(0, n, a);
+    return;
+  }
+  int64_t start[257];
+  std::vector<int64_t> at(static_cast<size_t>(nt) * 256);
+  int64_t sum = 0;
+  for (int k = 0; k < 256; ++k) {
+    start[k] = sum;
+    for (int64_t t = 0; t < nt; ++t) {
+      at[t * 256 + k] = sum;
+      sum += count(t, top, k);
+    }
+  }
+  start[256] = n;
+  const int shift = 8 * top;
+  split_items(nt, nt, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t* to = &at[t * 256];
+      for (int64_t i = n * t / nt, e = n * (t + 1) / nt; i < e; ++i)
+        b[to[(key_of(a[i]) >> shift) & 255]++] = a[i];
+    }
+  });
+  int order[256];
+  for (int k = 0; k < 256; ++k) order[k] = k;
+  std::stable_sort(order, order + 256, [&](int x, int y) {
+    return start[x + 1] - start[x] > start[y + 1] - start[y];
+  });
+  std::atomic<int> next{0};
+  split_items(nt, nt, [&](int64_t, int64_t) {
+    for (int j; (j = next.fetch_add(1)) < 256;) {
+      const int k = order[j];
+      const int64_t lo = start[k], m = start[k + 1] - lo;
+      if (m == 0) continue;
+      R* r = bucket(b + lo, a + lo, m, top);
+      done(lo, lo + m, r - lo);
+    }
+  });
+}
+
+// ---- rows: load (images, optionally through perm), sort, store.
+
+struct RowAddress {
+  const char* keys;
+  const int64_t* perm;
+  char* values;
+  int64_t* index;
+};
+
+template <class U, int kKind> struct RowSorter {
+  const SortRowsProblem& p;
+  Codec<U, kKind> codec;
+  int nt;   // threads for one row
+
+  const U& key_at(const RowAddress& r, int64_t i) const {
+    const int64_t j = r.perm ? r.perm[i * (p.perm_step / 8)] : i;
+    return *reinterpret_cast<const U*>(r.keys + j * p.key_step);
+  }
+  int64_t source_of(const RowAddress& r, int64_t i) const {
+    return r.perm ? r.perm[i * (p.perm_step / 8)] : i;
+  }
+
+  // Values alone, unstable: exact images, the ISA quicksort for 4 / 8 bytes.
+  void values_only(const RowAddress& r, U* a, U* b) const {
+    const int64_t n = p.n;
+    split_items(n < kThreadMinElements ? 1 : nt, n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) a[i] = codec.image(key_at(r, i), true);
+    });
+    auto store = [&](int64_t lo, int64_t hi, const U* src) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const int64_t o = p.descending ? n - 1 - i : i;
+        *reinterpret_cast<U*>(r.values + o * p.value_step) = codec.bits_of(src[i]);
+      }
+    };
+    auto bucket = [](U* x, U* scratch, int64_t m, int digits) {
+      if constexpr (sizeof(U) == 4) sort_table().u32(x, m);
+      else if constexpr (sizeof(U) == 8) sort_table().u64(x, m);
+      else return lsd_sort<U, U>(x, scratch, m, digits);
+      return x;
+    };
+    radix_sort<U, U>(a, b, n, nt, bucket, store);
+  }
+
+  // Keys with their positions: stable.
+  void keyed(const RowAddress& r, Keyed<U>* a, Keyed<U>* b) const {
+    const int64_t n = p.n;
+    const U flip = p.descending ? U(~U(0)) : U(0);
+    split_items(n < kThreadMinElements ? 1 : nt, n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        a[i] = {U(codec.image(key_at(r, i), false) ^ flip), static_cast<uint32_t>(i)};
+    });
+    auto bucket = [](Keyed<U>* x, Keyed<U>* scratch, int64_t m, int digits) {
+      return lsd_sort<Keyed<U>, U>(x, scratch, m, digits);
+    };
+    radix_sort<Keyed<U>, U>(a, b, n, nt, bucket,
+                            [&](int64_t lo, int64_t hi, const Keyed<U>* src) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const int64_t j = src[i].at;
+        if (r.index) r.index[i * (p.index_step / 8)] = source_of(r, j);
+        if (r.values)
+          *reinterpret_cast<U*>(r.values + i * p.value_step) = key_at(r, j);
+      }
+    });
+  }
+};
+
+template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const KeyCodec& kc) {
+  const int64_t n = p.n;
+  int64_t rows = 1;
+  for (int d = 0; d < p.ndim; ++d) rows *= p.dims[d];
+  if (rows == 0 || n == 0) return 0;
+  // (a stable sort of integer values alone is any sort: equal integers are the same bits)
+  const bool keyed = p.index || (p.stable && kKind == kFloatKey);
+  if (keyed && n > int64_t{UINT32_MAX}) return kSortRowTooLong;
+  const int threads = rows * n < kParallelMinElements ? 1 : get_num_threads();
+  const int row_threads = rows >= threads ? 1 : threads;
+  const int outer_threads = row_threads == 1 ? threads : 1;
+  RowSorter<U, kKind> sorter{p, Codec<U, kKind>(kc.mant), row_threads};
+  auto address = [&](int64_t row) {
+    RowAddress r{p.keys, p.perm, p.values, p.index};
+    for (int d = p.ndim - 1; d >= 0; --d) {
+      const int64_t i = row % p.dims[d];
+      row /= p.dims[d];
+      r.keys += i * p.key_outer[d];
+      if (r.perm) r.perm = reinterpret_cast<const int64_t*>(
+          reinterpret_cast<const char*>(r.perm) + i * p.perm_outer[d]);
+      if (r.values) r.values += i * p.value_outer[d];
+      if (r.index) r.index = reinterpret_cast<int64_t*>(
+          reinterpret_cast<char*>(r.index) + i * p.index_outer[d]);
+    }
+    return r;
+  };
+  if (keyed) {
+    using R = Keyed<U>;
+    parallel_for_dynamic(outer_threads, rows, 1, [&] {
+      return Scratch<R>(2 * n);
+    }, [&](Scratch<R>& s, int64_t row) {
+      sorter.keyed(address(row), s.data(), s.data() + n);
+    });
+  } else {
+    parallel_for_dynamic(outer_threads, rows, 1, [&] {
+      return Scratch<U>(2 * n);
+    }, [&](Scratch<U>& s, int64_t row) {
+      sorter.values_only(address(row), s.data(), s.data() + n);
+    });
+  }
+  return 0;
+}
+
+template <class U> int sort_kind(const SortRowsProblem& p, const KeyCodec& kc) {
+  switch (kc.kind) {
+    case kUnsignedKey: return sort_typed<U, kUnsignedKey>(p, kc);
+    case kSignedKey: return sort_typed<U, kSignedKey>(p, kc);
+    default: return sort_typed<U, kFloatKey>(p, kc);
+  }
+}
+
+}  // namespace
+
+int sort_rows(const SortRowsProblem& p) {
+  const KeyCodec kc = codec_of(p.dtype);
+  switch (kc.bytes) {
+    case 1: return sort_kind<uint8_t>(p, kc);
+    case 2: return sort_kind<uint16_t>(p, kc);
+    case 4: return sort_kind<uint32_t>(p, kc);
+    case 8: return sort_kind<uint64_t>(p, kc);
+    default: return kSortUnknownDtype;
+  }
+}
+
+}  // namespace xarr
