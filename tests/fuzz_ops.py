@@ -1483,3 +1483,4 @@ NOT_FUZZED = {
 import fuzz_contraction  # noqa: E402,F401
 import fuzz_everyday  # noqa: E402,F401  (issue 14's everyday functions)
 import fuzz_convolution  # noqa: E402,F401  (issue 15: convolutions)
+import fuzz_sorting  # noqa: E402,F401  (issue 16: sorting)

@@ -60,6 +60,8 @@ from xarr._numpy.mathfunctions import (angle, around, deg2rad, degrees, divmod, 
 from xarr._numpy.searching import interp
 from xarr._numpy.windows import convolve, correlate, sliding_window_view
 from xarr._ops.sorting import searchsorted
+from xarr._numpy.sorting import (argpartition, argsort, lexsort, partition, sort,
+                                 sort_complex)
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 

@@ -115,6 +115,15 @@ def searchsorted(self, v, side="left", sorter=None):
     return api.searchsorted(self, v, side, sorter)
 
 
+def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """Sorts self in place along ``axis`` (NumPy's ndarray.sort)."""
+    api.sort_method(self, axis, kind, order, stable=stable)
+
+
+def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    return api.argsort_method(self, axis, kind, order, stable=stable)
+
+
 def to_device(self, device, /, *, stream=None):
     """Array API: the value on ``device``; xarr has one device, "cpu", so this is self."""
     if device != "cpu":
@@ -158,6 +167,7 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
 
 NAMES = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
          "cumsum", "cumprod", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round",
-         "nonzero", "repeat", "take", "conj", "searchsorted", "to_device", "fill", "dot",
+         "nonzero", "repeat", "take", "conj", "searchsorted", "sort", "argsort", "to_device",
+         "fill", "dot",
          "trace", "diagonal")
 MATMUL_OPERATORS = ("__matmul__", "__rmatmul__", "__imatmul__")

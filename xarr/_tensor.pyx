@@ -170,6 +170,8 @@ cdef class Tensor(TensorOperators):
     take = _methods.take
     conj = _methods.conj
     searchsorted = _methods.searchsorted
+    sort = _methods.sort
+    argsort = _methods.argsort
     to_device = _methods.to_device
     fill = _methods.fill
     dot = _methods.dot

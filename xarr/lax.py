@@ -19,6 +19,7 @@ from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_nu
 from xarr._ops.normalization import (batch_norm_grad, batch_norm_inference,
                                      batch_norm_training)
 from xarr._ops.window import reduce_window, select_and_scatter, select_and_scatter_add
+from xarr._ops.sorting import argsort, sort, sort_key_val, top_k
 from xarr._ops.elementwise import RoundingMethod, convert_element_type, lax_apply, lax_round
 from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,

@@ -6,7 +6,8 @@ index arrays (take_indexed / put_indexed) and boolean masks (mask_select, mask_p
 nonzero_of), with repeat_indices for xa.repeat. xarr/_ops/indexing.py parses the key,
 builds the strided view the arrays index and passes int64 index arrays already broadcast
 to one shape; these functions fill the kernel descriptors (byte strides), allocate the
-results and release the GIL. (NumPy's indexing, not XLA's Gather / Scatter.)
+results and release the GIL. (NumPy's indexing, not XLA's Gather / Scatter.) take_rows: NumPy's take_along_axis, and
+the operands a sort moves along its permutation.
 """
 
 from libc.stdint cimport int64_t, uint8_t
@@ -52,6 +53,20 @@ cdef extern from "kernels/indexing/indexing.h" namespace "xarr" nogil:
         int64_t inner_dims[kIndexMaxDims]
         int64_t inner_tensor[kIndexMaxDims]
         int64_t inner_dense[kIndexMaxDims]
+    cdef cppclass RowTake:
+        int itemsize, ndim
+        int64_t dims[kIndexMaxDims]
+        int64_t n, src_n
+        const char* src
+        int64_t src_outer[kIndexMaxDims]
+        int64_t src_step
+        const int64_t* idx
+        int64_t idx_outer[kIndexMaxDims]
+        int64_t idx_step
+        char* out
+        int64_t out_outer[kIndexMaxDims]
+        int64_t out_step
+    int take_rows_run "xarr::take_rows"(const RowTake& t, int64_t* bad) except +
     int index_take(const IndexedCopy& c, const char* tensor, char* dense) except +
     int index_put(const IndexedCopy& c, char* tensor, const char* dense) except +
     bint first_bad_index(const IndexedCopy& c, int64_t* pos, int* which) except +
@@ -389,4 +404,64 @@ def repeat_indices(Tensor counts):
     cdef Tensor out = alloc_tensor(kS64, 1, dims, None, False)
     with nogil:
         ok = repeat_index(cp, n, <int64_t*>out._data)
+    return out
+
+
+def take_rows(Tensor src, Tensor index, int axis):
+    """out[..., i, ...] = src[..., index[..., i, ...], ...] along ``axis`` (NumPy's
+    take_along_axis; csrc/kernels/indexing/indexing.h take_rows): index int64 of src's
+    rank, its other dims broadcasting against src's (size 1 against any). Negative
+    indices wrap once; IndexError names the first out-of-range one. A new row-major
+    tensor of src's dtype, of the broadcast shape with index's length along axis."""
+    cdef Tensor s = as_strided(src)
+    cdef Tensor ix = as_strided(index)
+    cdef RowTake t
+    cdef int64_t dims[kMaxDims]
+    cdef Tensor out
+    cdef int d, j = 0, rc
+    cdef int64_t bad = 0
+    if ix._dtype != kS64 or ix._ndim != s._ndim or not 0 <= axis < s._ndim:
+        raise ValueError(f"take_along_axis: index must be int64 of rank {s._ndim} and axis "
+                         f"in range, got {DTYPES[ix._dtype]}{ix._shape}, axis {axis}")
+    for d in range(s._ndim):
+        if d == axis:
+            dims[d] = ix._dims[d]
+        elif s._dims[d] == ix._dims[d] or ix._dims[d] == 1:
+            dims[d] = s._dims[d]
+        elif s._dims[d] == 1:
+            dims[d] = ix._dims[d]
+        else:
+            raise ValueError(f"take_along_axis: shape mismatch: index {ix._shape} and "
+                             f"array {s._shape} do not broadcast outside axis {axis}")
+    out = alloc_tensor(s._dtype, s._ndim, dims, None, False)
+    if s._dims[axis] == 0 and out._size:
+        raise IndexError(f"take_along_axis: cannot take from an empty axis {axis} of "
+                         f"shape {s._shape}")
+    t.itemsize = dtype_itemsize(s._dtype)
+    t.ndim = s._ndim - 1
+    t.n = dims[axis]
+    t.src_n = s._dims[axis]
+    t.src = s._data
+    t.idx = <const int64_t*>ix._data
+    t.out = out._data
+    t.src_step = s._strides[axis]
+    t.idx_step = ix._strides[axis]
+    t.out_step = out._strides[axis]
+    for d in range(s._ndim):
+        if d == axis:
+            continue
+        t.dims[j] = dims[d]
+        t.src_outer[j] = s._strides[d] if s._dims[d] != 1 else 0
+        t.idx_outer[j] = ix._strides[d] if ix._dims[d] != 1 else 0
+        t.out_outer[j] = out._strides[d]
+        j += 1
+    if out._size == 0:
+        return out
+    with nogil:
+        rc = take_rows_run(t, &bad)
+    if rc == kIndexOutOfBounds:
+        raise IndexError(f"take_along_axis: index {bad} is out of bounds for axis {axis} "
+                         f"with size {s._dims[axis]}")
+    if rc:
+        raise TypeError(f"take_along_axis: no kernel for dtype {DTYPES[s._dtype]}")
     return out

@@ -29,6 +29,7 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._axes import normalize_axis
+from xarr._bindings import indexing as _indexing
 from xarr._bindings.indexing import (indexed_shape, mask_put, mask_select, nonzero_of,
                                      put_indexed, take_indexed)
 from xarr._dispatch import register
@@ -644,8 +645,37 @@ def take(x, indices, axis=None, out=None, mode="raise"):
     return res
 
 
+def _take_along_rule(types, axis):
+    x, i = types
+    if len(i.dims) != len(x.dims):
+        raise ValueError(f"take_along_axis: indices (ndim {len(i.dims)}) and x (ndim "
+                         f"{len(x.dims)}) must have the same number of dimensions")
+    dims = []
+    for d, (a, b) in enumerate(zip(x.dims, i.dims)):
+        if d != axis and a != b and a != 1 and b != 1:
+            raise ValueError(f"take_along_axis: shape mismatch: indices {i.dims} and x "
+                             f"{x.dims} do not broadcast outside axis {axis}")
+        dims.append(b if d == axis or a == 1 else a)
+    return TensorType(x.code, tuple(dims), None)
+
+
+def _take_along_impl(x, index, axis):
+    return _indexing.take_rows(x, index, axis)
+
+
+S.defop("take_along_axis", _take_along_rule, _take_along_impl,
+        text=lambda attrs: [f"axis={attrs['axis']}"])
+
+
+def take_along(x, index, axis):
+    """x's elements at int64 ``index`` along ``axis`` (index of x's rank, its other dims
+    broadcasting against x's): the take_rows kernel, eager or recorded."""
+    return S.apply("take_along_axis", [x, index], axis=axis)
+
+
 def take_along_axis(x, indices, axis=-1):
-    """NumPy's take_along_axis: out[..., i, ...] = x[..., indices[..., i, ...], ...]."""
+    """NumPy's take_along_axis: out[..., i, ...] = x[..., indices[..., i, ...], ...]
+    (the other dims broadcast; negative indices wrap once; IndexError out of range)."""
     x = S.as_operand(x)
     ind = indices if isinstance(indices, (Tensor, Traced)) else asarray(indices)
     if _code(ind) not in _INT_CODES:
@@ -661,15 +691,7 @@ def take_along_axis(x, indices, axis=-1):
         raise ValueError(f"xa.take_along_axis: indices (ndim {ind.ndim}) and x (ndim "
                          f"{x.ndim}) must have the same number of dimensions")
     a = normalize_axis(axis, x.ndim, "take_along_axis")
-    key = []
-    for d in range(x.ndim):
-        if d == a:
-            key.append(ind)
-        else:
-            shp = [1] * x.ndim
-            shp[d] = x.shape[d]
-            key.append(arange(x.shape[d], dtype=np.int64).reshape(tuple(shp)))
-    return getitem(x, tuple(key))
+    return take_along(x, ind.astype(np.int64, copy=False), a)
 
 
 register(getitem=getitem, setitem=setitem, take=take, nonzero=nonzero,

@@ -1,28 +1,204 @@
-"""The sort family (csrc/kernels/sort/): today ``searchsorted``, the binary search, and
-``interp``, NumPy's piecewise-linear interpolation on it. Issue 16 brings the sort
-kernels themselves into this family.
+"""The sort family (csrc/kernels/sort/): ``sort`` (seed 004 Sort: N operands sorted along
+one dimension by the first ``num_keys`` of them, lexicographically), ``argsort`` (the
+permutation alone), ``top_k``; ``searchsorted``, the binary search, and ``interp``,
+NumPy's piecewise-linear interpolation on it.
 
 Each is one graph op (structural: its impl is the kernel), so it runs eagerly, under
-xa.jit and in xa.lazy alike:
+xa.jit and in xa.lazy alike. The order is xarr's default comparator (SPEC.md): ascending
+as NumPy, every NaN last, -0.0 == +0.0 (``descending``: the reverse, NaNs first); complex
+keys lexicographic on (real, imaginary) with NumPy's NaN classes last (R + Rj, R + nanj,
+nan + Rj, nan + nanj). The kernel sorts one real key per call (stable with positions, or
+values alone); several keys, complex keys and moved operands are composed here: LSD
+order, each key a stable sort of the rows read through the permutation so far, then the
+operands taken along it (indexing's take_rows).
+
+    >>> sort(xa.asarray([3., nan, -1.]))                          # [-1, 3, nan]
+    >>> sort((xa.asarray([2, 1, 2]), xa.asarray([0, 1, 2])), num_keys=1)
+    ... # ([1, 2, 2], [1, 0, 2])
+    >>> argsort(xa.asarray([2, 1, 2]))                           # [1, 0, 2]
 
     >>> searchsorted(xa.asarray([1, 2, 2, 3]), xa.asarray([2, 0, 9]))            # [1, 0, 4]
     >>> searchsorted(xa.asarray([1, 2, 2, 3]), xa.asarray([2, 0, 9]), "right")   # [3, 0, 4]
 """
 
+import operator
+
 import numpy as np
 
+from xarr import _tensor
+from xarr._axes import normalize_axis
+from xarr._bindings import indexing as _indexing
 from xarr._bindings import sort as _sort
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
-from xarr._graph.ir import TensorType
-from xarr._ops.elementwise import promote
-from xarr._graph.trace import recorder
-from xarr._ops.structural import apply, as_operand, defop
+from xarr._graph import trace as _trace
+from xarr._graph.ir import Instruction, TensorType
+from xarr._ops.elementwise import lax_apply, promote
+from xarr._ops.indexing import take_along
+from xarr._graph.trace import Traced, recorder
+from xarr._ops.structural import apply, as_operand, defop, on_strided
+from xarr._registry import Op, register as register_op
 from xarr._tensor import Tensor
 
 _S64 = CODE_OF[np.dtype(np.int64)]
 _F64 = CODE_OF[np.dtype(np.float64)]
 _C128 = CODE_OF[np.dtype(np.complex128)]
+_U8 = CODE_OF[np.dtype(np.uint8)]
+
+
+# ------------------------------------------------------------------------ sort, argsort
+def _sort_keys(x):
+    """The real keys whose lexicographic order is x's, most significant first: x itself,
+    or for complex x (NaN class, real, imaginary) with class 2 isnan(re) + isnan(im)."""
+    if KINDS[CODE_OF[x.dtype]] != "c":
+        return [x]
+    re, im = lax_apply("real", x), lax_apply("imag", x)
+    nan_re = lax_apply("ne", re, re).astype(np.uint8)
+    nan_im = lax_apply("ne", im, im).astype(np.uint8)
+    cls = lax_apply("add", lax_apply("add", nan_re, nan_re), nan_im)
+    return [cls, re, im]
+
+
+def _permutation(keys, dimension, descending):
+    """int64 tensor: the stable sort permutation of the rows along ``dimension`` of the
+    key tensors, lexicographic (keys[0] most significant)."""
+    parts = [k for x in keys for k in _sort_keys(x)]
+    perm = None
+    for k in reversed(parts):
+        perm = _sort.sort_rows(k, dimension, perm, False, True, True, descending)[1]
+    return perm
+
+
+def _sort_impl(*operands, dimension, is_stable, num_keys, descending):
+    x = operands[0]
+    if len(operands) == 1 and num_keys == 1 and KINDS[CODE_OF[x.dtype]] != "c":
+        return _sort.sort_rows(x, dimension, None, True, False, is_stable, descending)[0]
+    perm = _permutation(operands[:num_keys], dimension, descending)
+    outs = tuple(_indexing.take_rows(v, perm, dimension) for v in operands)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _sort_rule(types, dimension, is_stable, num_keys, descending):
+    dims = types[0].dims
+    for k, t in enumerate(types):
+        if t.dims != dims:
+            raise ValueError(f"lax.sort: every operand must have one shape; operand 0 has "
+                             f"{dims}, operand {k} {t.dims}")
+    if not 0 <= dimension < len(dims):
+        raise ValueError(f"lax.sort: dimension {dimension} is out of range for rank "
+                         f"{len(dims)}")
+    if not 1 <= num_keys <= len(types):
+        raise ValueError(f"lax.sort: num_keys must be in [1, {len(types)}] (the operand "
+                         f"count), got {num_keys}")
+    outs = tuple(TensorType(t.code, dims, None) for t in types)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _sort_text(instr):
+    a = instr.attrs
+    order = "gt" if a["descending"] else "lt"
+    keys = f".keys{a['num_keys']}" if a["num_keys"] > 1 else ""
+    return [f"dimensions={{{a['dimension']}}}",
+            f"is_stable={'true' if a['is_stable'] else 'false'}",
+            f"to_apply=%compare-{order}{keys}"]
+
+
+register_op(Op("sort", "structural", rule=_sort_rule, impl=on_strided(_sort_impl),
+               text=_sort_text))
+
+
+def _record_tuple(name, operands, rtype, attrs):
+    """Runs (eager) or records op ``name`` whose result may be a tuple."""
+    rec = recorder(operands)
+    if rec is None:
+        return None
+    ins = [_trace.instr_of(rec, x, f"lax.{name}") for x in operands]
+    instr = rec.add(Instruction(name, ins, rtype, attrs))
+    if isinstance(rtype, TensorType):
+        return Traced(instr)
+    return tuple(Traced(rec.add(Instruction("get_tuple_element", [instr], t, {"index": k})))
+                 for k, t in enumerate(rtype))
+
+
+def _type(x):
+    if type(x) is Traced:
+        return x.instr.type
+    return TensorType(CODE_OF[x.dtype], tuple(x.shape), None)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False):
+    """Sort (seed 004) with xarr's default comparator, as jax.lax.sort: ``operand`` a
+    tensor or a sequence of N tensors of one shape, sorted along ``dimension`` by the
+    first ``num_keys`` operands (lexicographically; the others move with them). Ascending,
+    NaNs last, -0.0 == +0.0 (``descending=True``: the reverse order). ``is_stable``: equal
+    keys keep their order. Returns a tensor, or a tuple for a sequence."""
+    single = not isinstance(operand, (tuple, list))
+    ops = [as_operand(x) for x in ([operand] if single else operand)]
+    if not ops:
+        raise ValueError("lax.sort: needs at least one operand")
+    num_keys = operator.index(num_keys)
+    dimension = normalize_axis(operator.index(dimension), ops[0].ndim, "sort", "lax")
+    attrs = {"dimension": dimension, "is_stable": bool(is_stable), "num_keys": num_keys,
+             "descending": bool(descending)}
+    rtype = _sort_rule([_type(x) for x in ops], **attrs)
+    out = _record_tuple("sort", ops, rtype, attrs)
+    if out is None:
+        out = _sort_impl(*[_tensor.strided(x) for x in ops], **attrs)
+    if single:
+        return out
+    return out if isinstance(out, tuple) else (out,)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """jax.lax.sort_key_val: (keys sorted along ``dimension``, values moved with them)."""
+    return sort((keys, values), dimension, is_stable, num_keys=1)
+
+
+def _argsort_impl(x, dimension, is_stable, descending):
+    if KINDS[CODE_OF[x.dtype]] != "c":
+        return _sort.sort_rows(x, dimension, None, False, True, True, descending)[1]
+    return _permutation([x], dimension, descending)
+
+
+def _argsort_rule(types, dimension, is_stable, descending):
+    (t,) = types
+    if not 0 <= dimension < len(t.dims):
+        raise ValueError(f"argsort: dimension {dimension} is out of range for rank "
+                         f"{len(t.dims)}")
+    return TensorType(_S64, t.dims, None)
+
+
+def _argsort_text(attrs):
+    return [f"dimensions={{{attrs['dimension']}}}",
+            f"is_stable={'true' if attrs['is_stable'] else 'false'}",
+            f"to_apply=%compare-{'gt' if attrs['descending'] else 'lt'}"]
+
+
+defop("argsort", _argsort_rule, _argsort_impl, text=_argsort_text)
+
+
+def argsort(operand, dimension=-1, is_stable=True, descending=False):
+    """int64 indices that sort ``operand`` along ``dimension`` (the permutation of lax.sort
+    with an iota operand; always stable: equal keys in index order)."""
+    x = as_operand(operand)
+    dimension = normalize_axis(operator.index(dimension), x.ndim, "argsort", "lax")
+    return apply("argsort", [x], dimension=dimension, is_stable=bool(is_stable),
+                 descending=bool(descending))
+
+
+def top_k(operand, k):
+    """jax.lax.top_k: the ``k`` largest entries along the last axis, largest first, and
+    their int32 indices (equal values: the lower index first). NaN counts as the largest,
+    as jax's."""
+    x = as_operand(operand)
+    k = operator.index(k)
+    if x.ndim == 0:
+        raise ValueError("lax.top_k: operand must have at least one dimension")
+    n = x.shape[-1]
+    if not 0 <= k <= n:
+        raise ValueError(f"lax.top_k: k must be in [0, {n}] (the last axis), got {k}")
+    idx = argsort(x, x.ndim - 1, True, descending=True)[..., :k]
+    return take_along(x, idx, x.ndim - 1), idx.astype(np.int32)
 
 
 def _searchsorted_rule(types, side):

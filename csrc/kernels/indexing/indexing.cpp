@@ -311,6 +311,64 @@ int index_put(const IndexedCopy& c, char* tensor, const char* dense) {
   return run_indexed<true>(c, tensor, const_cast<char*>(dense));
 }
 
+// ------------------------------------------------------------------ take along rows
+namespace {
+
+constexpr int64_t kRowTakeBlock = 4096;   // positions per work item
+
+template <class T> int take_rows_typed(const RowTake& t, int64_t* bad) {
+  int64_t rows = 1;
+  for (int d = 0; d < t.ndim; ++d) rows *= t.dims[d];
+  const int64_t blocks = (t.n + kRowTakeBlock - 1) / kRowTakeBlock;
+  const int64_t items = rows * blocks;
+  const int nt = rows * t.n >= kParallelMinElements ? get_num_threads() : 1;
+  int64_t first_bad = 0;
+  int failed = 0;
+  parallel_for(nt, items, [&](int64_t item) {
+    int64_t row = item / blocks;
+    const int64_t i0 = (item % blocks) * kRowTakeBlock;
+    const int64_t i1 = std::min(t.n, i0 + kRowTakeBlock);
+    const char* src = t.src;
+    const char* idx = reinterpret_cast<const char*>(t.idx);
+    char* out = t.out;
+    for (int d = t.ndim - 1; d >= 0; --d) {
+      const int64_t k = row % t.dims[d];
+      row /= t.dims[d];
+      src += k * t.src_outer[d];
+      idx += k * t.idx_outer[d];
+      out += k * t.out_outer[d];
+    }
+    for (int64_t i = i0; i < i1; ++i) {
+      int64_t j = *reinterpret_cast<const int64_t*>(idx + i * t.idx_step);
+      const int64_t given = j;
+      if (!wrap_index(j, t.src_n)) {
+#pragma omp critical(xarr_take_rows_bad)
+        if (!failed) {
+          failed = 1;
+          first_bad = given;
+        }
+        return;
+      }
+      copy_elem<T>(src + j * t.src_step, out + i * t.out_step);
+    }
+  });
+  if (failed) *bad = first_bad;
+  return failed ? kIndexOutOfBounds : 0;
+}
+
+}  // namespace
+
+int take_rows(const RowTake& t, int64_t* bad) {
+  switch (t.itemsize) {
+    case 1: return take_rows_typed<uint8_t>(t, bad);
+    case 2: return take_rows_typed<uint16_t>(t, bad);
+    case 4: return take_rows_typed<uint32_t>(t, bad);
+    case 8: return take_rows_typed<uint64_t>(t, bad);
+    case 16: return take_rows_typed<B16>(t, bad);
+    default: return kBadArgument;
+  }
+}
+
 // ------------------------------------------------------------------ masks
 namespace {
 

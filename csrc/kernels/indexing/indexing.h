@@ -113,6 +113,32 @@ int mask_assign(const MaskedCopy& c, char* tensor, const char* dense, const int6
 void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims, const int64_t* counts,
                   int64_t* const* out, int64_t out_stride);
 
+// ---- take along rows (RowTake): NumPy's take_along_axis, and the operands a sort moves
+// Rows are enumerated by `ndim` outer dims; per row, for i < n:
+//   out[i * out_step] = src[j * src_step],  j = idx[i * idx_step]
+// (byte strides; an outer stride may be 0: a broadcast). j < 0 wraps once by adding
+// src_n; then 0 <= j < src_n must hold, else the kernel returns kIndexOutOfBounds with
+// *bad set to the offending index as given (out is then partly written). Threaded over
+// blocks of rows and of positions (the result never depends on the thread count).
+// Worked example: src f32[2,3] [[a b c] [d e f]], idx [[2 0] [-1 1]] along dim 1 (n 2,
+// src_n 3) -> out [[c a] [f e]].
+struct RowTake {
+  int itemsize = 0;                        // 1, 2, 4, 8 or 16
+  int ndim = 0;
+  int64_t dims[kIndexMaxDims] = {};
+  int64_t n = 0, src_n = 0;
+  const char* src = nullptr;
+  int64_t src_outer[kIndexMaxDims] = {};
+  int64_t src_step = 0;
+  const int64_t* idx = nullptr;
+  int64_t idx_outer[kIndexMaxDims] = {};
+  int64_t idx_step = 0;
+  char* out = nullptr;
+  int64_t out_outer[kIndexMaxDims] = {};
+  int64_t out_step = 0;
+};
+int take_rows(const RowTake& t, int64_t* bad);
+
 // out = 0 repeated counts[0] times, 1 repeated counts[1] times, ... (np.repeat's index).
 // Returns false when a count is negative (nothing is written then).
 bool repeat_index(const int64_t* counts, int64_t n, int64_t* out);

@@ -262,7 +262,8 @@ template <class U, int kKind> struct RowSorter {
     return r.perm ? r.perm[i * (p.perm_step / 8)] : i;
   }
 
-  // Values alone, unstable: exact images, the ISA quicksort for 4 / 8 bytes.
+  // Values alone: exact images, the ISA quicksort for 4 / 8 bytes (radix for 1 / 2), then
+  // for a stable sort of floats the ties put back in their start order.
   void values_only(const RowAddress& r, U* a, U* b) const {
     const int64_t n = p.n;
     split_items(n < kThreadMinElements ? 1 : nt, n, [&](int64_t lo, int64_t hi) {
@@ -281,6 +282,78 @@ template <class U, int kKind> struct RowSorter {
       return x;
     };
     radix_sort<U, U>(a, b, n, nt, bucket, store);
+    if constexpr (kKind == kFloatKey) {
+      if (p.stable) restore_ties(r);
+    }
+  }
+
+  // A float's only keys that are equal yet different bits are the two zeros and the NaNs:
+  // the exact images sort them apart (-0.0 first; NaNs by their bits). A stable sort wants
+  // each group in its start order instead: one counting pass over the row finds where the
+  // groups landed and whether either mixes bits, and only then a second pass writes that
+  // group's keys again in their start order.
+  // Worked example (ascending): [0.0, -1, -0.0] sorts to [-1, -0.0, 0.0]; 1 key below the
+  // zeros, 2 zeros of both signs: positions 1.. get 0.0, -0.0 -> [-1, 0.0, -0.0].
+  void restore_ties(const RowAddress& r) const {
+    struct Tally {
+      int64_t below = 0, zeros = 0, nans = 0;
+      U zero = 0, nan = 0;
+      bool mixed_zeros = false, mixed_nans = false;
+    };
+    const int64_t n = p.n;
+    const U sign = Codec<U, kKind>::kSign;
+    auto is_nan = [&](U bits) { return U(bits & ~sign) > codec.inf; };
+    const int parts = n < kThreadMinElements ? 1 : nt;
+    std::vector<Tally> tally(static_cast<size_t>(parts));
+    split_items(parts, parts, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        Tally& c = tally[t];
+        bool any_zero = false, any_nan = false;
+        for (int64_t i = n * t / parts, e = n * (t + 1) / parts; i < e; ++i) {
+          const U bits = key_at(r, i);
+          if (is_nan(bits)) {
+            if (any_nan && bits != c.nan) c.mixed_nans = true;
+            c.nan = bits;
+            any_nan = true;
+            ++c.nans;
+          } else if (U(bits & ~sign) == 0) {
+            if (any_zero && bits != c.zero) c.mixed_zeros = true;
+            c.zero = bits;
+            any_zero = true;
+            ++c.zeros;
+          } else if (((bits & sign) != 0) != (p.descending != 0)) {
+            ++c.below;
+          }
+        }
+      }
+    });
+    Tally all;
+    bool seen_zero = false, seen_nan = false;
+    for (const Tally& c : tally) {
+      all.below += c.below;
+      all.mixed_zeros |= c.mixed_zeros || (seen_zero && c.zeros && c.zero != all.zero);
+      all.mixed_nans |= c.mixed_nans || (seen_nan && c.nans && c.nan != all.nan);
+      if (c.zeros) {
+        all.zero = c.zero;
+        seen_zero = true;
+      }
+      if (c.nans) {
+        all.nan = c.nan;
+        seen_nan = true;
+      }
+      all.zeros += c.zeros;
+      all.nans += c.nans;
+    }
+    if (!all.mixed_zeros && !all.mixed_nans) return;
+    int64_t zero_at = p.descending ? all.nans + all.below : all.below;
+    int64_t nan_at = p.descending ? 0 : n - all.nans;
+    for (int64_t i = 0; i < n; ++i) {
+      const U bits = key_at(r, i);
+      int64_t* at = nullptr;
+      if (all.mixed_nans && is_nan(bits)) at = &nan_at;
+      else if (all.mixed_zeros && U(bits & ~sign) == 0) at = &zero_at;
+      if (at) *reinterpret_cast<U*>(r.values + (*at)++ * p.value_step) = bits;
+    }
   }
 
   // Keys with their positions: stable.
@@ -311,8 +384,7 @@ template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const Key
   int64_t rows = 1;
   for (int d = 0; d < p.ndim; ++d) rows *= p.dims[d];
   if (rows == 0 || n == 0) return 0;
-  // (a stable sort of integer values alone is any sort: equal integers are the same bits)
-  const bool keyed = p.index || (p.stable && kKind == kFloatKey);
+  const bool keyed = p.index != nullptr;
   if (keyed && n > int64_t{UINT32_MAX}) return kSortRowTooLong;
   const int threads = rows * n < kParallelMinElements ? 1 : get_num_threads();
   const int row_threads = rows >= threads ? 1 : threads;

@@ -18,11 +18,13 @@
 // Worked example: keys f32 [2, NaN, -0.0, 1, 0.0], stable, ascending:
 //   index [2, 4, 3, 0, 1], values [-0.0, 0.0, 1, 2, NaN]; descending: index [1, 0, 3, 2, 4].
 //
-// The kernels sort unsigned integer images of the keys (sort_keys.h): a radix sort (8-bit
+// The kernels sort unsigned integer images of the keys (sort.cpp): a radix sort (8-bit
 // digits, LSD, digits equal in every key skipped; rows past the caches are first split on
-// their top digit, MSD, and the buckets sorted in cache) for stable sorts, argsort and
-// keys of 1 or 2 bytes, and the ISA table's quicksort for unstable sorts of 4- and 8-byte
-// values. Threads take rows, or split one long row (the same result on any thread count).
+// their top digit, MSD, and the buckets sorted in cache) of keys with their positions
+// (index wanted) and of 1- and 2-byte values, and the ISA table's quicksort for 4- and
+// 8-byte values alone (a stable sort of floats then puts the zeros and NaNs, the only
+// equal keys with different bits, back in their start order). Threads take rows, or split
+// one long row (the same result on any thread count).
 #pragma once
 
 #include <cstdint>
