@@ -7,6 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/capi.h"
 #include "core/dtype.h"
 #include "core/threading.h"
@@ -168,13 +172,86 @@ template <class R, class U> R* lsd_sort(R* a, R* b, int64_t n, int digits) {
   return a;
 }
 
+// n records of `size` bytes rounded up to whole 64-byte lines: the scratch halves start
+// on a line, as the scatter's streaming stores need.
+inline int64_t lined(int64_t n, size_t size) {
+  const int64_t per_line = static_cast<int64_t>(64 / size);
+  return (n + per_line - 1) / per_line * per_line;
+}
+
+// A full cache line of records to a 64-byte aligned place, around the caches where the
+// CPU can (the scatter's destination is read again only by the bucket sorts, and a
+// streaming store skips reading each line before writing it).
+inline void store_line(void* to, const void* line) {
+#if defined(__SSE2__)
+  const __m128i* s = static_cast<const __m128i*>(line);
+  __m128i* d = static_cast<__m128i*>(to);
+  _mm_stream_si128(d, _mm_load_si128(s));
+  _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+  _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+  _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+#else
+  std::memcpy(to, line, 64);
+#endif
+}
+
+// The stable scatter of a[i0..i1) into b by bucket (key >> shift) & mask (nb buckets, to[k]
+// the next position of bucket k; b 64-byte aligned): records gather in one cache line per
+// bucket that mirrors the destination's line, written out when full with one streaming
+// line store (not one store per record to nb places in memory). A bucket's first and last
+// lines, shared with its neighbours' records, are copied record by record.
+template <class R, class U, int kLine>
+void scatter_lines(const R* a, R* b, int64_t i0, int64_t i1, int shift, U mask, int nb,
+                   int64_t* to) {
+  static_assert(sizeof(R) * kLine == 64, "one line of records");
+  Scratch<R> lines(int64_t{nb} * kLine);
+  std::vector<uint32_t> state(static_cast<size_t>(2 * nb), 0);
+  R* const line = lines.data();
+  uint32_t* const fill = state.data();          // records in the line (from its start)
+  uint32_t* const first = state.data() + nb;    // where this thread's records start in it
+  for (int k = 0; k < nb; ++k) {
+    fill[k] = first[k] = static_cast<uint32_t>(to[k] % kLine);
+    to[k] -= fill[k];                           // to[k]: the line's place in b
+  }
+  for (int64_t i = i0; i < i1; ++i) {
+    const R r = a[i];
+    const uint32_t k = static_cast<uint32_t>((key_of(r) >> shift) & mask);
+    R* const l = line + size_t{k} * kLine;
+    const uint32_t f = fill[k];
+    l[f] = r;
+    if (f + 1 == kLine) {
+      if (first[k] == 0) {
+        store_line(b + to[k], l);
+      } else {
+        std::memcpy(b + to[k] + first[k], l + first[k], sizeof(R) * (kLine - first[k]));
+        first[k] = 0;
+      }
+      to[k] += kLine;
+      fill[k] = 0;
+    } else {
+      fill[k] = f + 1;
+    }
+  }
+  for (int k = 0; k < nb; ++k)
+    if (fill[k] > first[k])
+      std::memcpy(b + to[k] + first[k], line + int64_t{k} * kLine + first[k],
+                  sizeof(R) * (fill[k] - first[k]));
+#if defined(__SSE2__)
+  _mm_sfence();   // the streamed lines are visible before the threads join
+#endif
+}
+
 // Sorts a[0..n) (scratch b) on nt threads; done(lo, hi, src) is called once for every
 // piece [lo, hi) of the result, which then lies in src[lo..hi) (src a or b). Stable.
-// Long rows: a histogram pass finds the top digit that differs, one stable scatter pass
-// splits the row on it into <= 256 buckets, and the buckets (each a few hundred KiB for
-// 2^24 random keys) are sorted on the lower digits in cache, largest first.
-// bucket(a, b, m, digits) sorts a[0..m) on its low `digits` digits (scratch b) and returns
-// where the result lies: lsd_sort, or an ISA quicksort for values alone.
+// bucket(a, b, m, digits) sorts a[0..m) on its low `digits` 8-bit digits (scratch b) and
+// returns where the result lies: lsd_sort, or an ISA quicksort for values alone.
+// Long rows (MSD first): the OR and AND of all keys give the bits that vary; one stable
+// scatter pass splits the row on its top `width` varying bits (width grows with n, so
+// buckets are ~32K keys when keys spread evenly; skewed keys, as the exponents of floats,
+// fill fewer buckets) through per-thread write-combining lines, and the buckets are sorted
+// in cache, largest first, by whichever thread is free.
+// Worked example: keys spanning bits 0..23 (vary = 0xffffff), n = 2^24, width 12: bucket
+// = key >> 12, 4096 buckets of ~4096 keys, each then sorted on digits 0 and 1.
 template <class R, class U, class Bucket, class Done>
 void radix_sort(R* a, R* b, int64_t n, int nt, const Bucket& bucket, const Done& done) {
   constexpr int kDigits = sizeof(U);
@@ -184,57 +261,75 @@ void radix_sort(R* a, R* b, int64_t n, int nt, const Bucket& bucket, const Done&
     return;
   }
   if (n < nt * kThreadMinElements) nt = 1;
-  std::vector<int64_t> part(static_cast<size_t>(nt) * kDigits * 256, 0);
+  std::vector<U> ors(static_cast<size_t>(nt), 0), ands(static_cast<size_t>(nt), U(~U(0)));
   split_items(nt, nt, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t)
-      digit_counts<R, U>(a + n * t / nt, n * (t + 1) / nt - n * t / nt,
-                         reinterpret_cast<int64_t(*)[256]>(&part[t * kDigits * 256]));
+    for (int64_t t = t0; t < t1; ++t) {
+      U o = 0, x = U(~U(0));
+      for (int64_t i = n * t / nt, e = n * (t + 1) / nt; i < e; ++i) {
+        o |= key_of(a[i]);
+        x &= key_of(a[i]);
+      }
+      ors[t] = o;
+      ands[t] = x;
+    }
   });
-  auto count = [&](int64_t t, int d, int k) -> int64_t& {
-    return part[(t * kDigits + d) * 256 + k];
-  };
-  int top = kDigits - 1;
-  for (; top >= 0; --top) {
-    int64_t same = 0;
-    const int k0 = (key_of(a[0]) >> (8 * top)) & 255;
-    for (int64_t t = 0; t < nt; ++t) same += count(t, top, k0);
-    if (same != n) break;
+  U vary = 0, all_or = 0, all_and = U(~U(0));
+  for (int t = 0; t < nt; ++t) {
+    all_or |= ors[t];
+    all_and &= ands[t];
   }
-  if (top < 0) {   // every key equal
+  vary = U(all_or ^ all_and);
+  if (vary == 0) {   // every key equal
     done(0, n, a);
     return;
   }
-  int64_t start[257];
-  std::vector<int64_t> at(static_cast<size_t>(nt) * 256);
-  int64_t sum = 0;
-  for (int k = 0; k < 256; ++k) {
-    start[k] = sum;
-    for (int64_t t = 0; t < nt; ++t) {
-      at[t * 256 + k] = sum;
-      sum += count(t, top, k);
-    }
-  }
-  start[256] = n;
-  const int shift = 8 * top;
+  int top = 8 * kDigits - 1;
+  while (!((vary >> top) & 1)) --top;
+  int width = 3;
+  while (width < 12 && (n >> (width - 3)) > (int64_t{1} << 15)) ++width;
+  const int shift = std::max(0, top + 1 - width);
+  const int nb = 1 << (top + 1 - shift);
+  const U mask = U(nb - 1);
+  std::vector<int64_t> at(static_cast<size_t>(nt) * nb, 0);
   split_items(nt, nt, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      int64_t* to = &at[t * 256];
+      int64_t* c = &at[t * nb];
       for (int64_t i = n * t / nt, e = n * (t + 1) / nt; i < e; ++i)
-        b[to[(key_of(a[i]) >> shift) & 255]++] = a[i];
+        ++c[(key_of(a[i]) >> shift) & mask];
     }
   });
-  int order[256];
-  for (int k = 0; k < 256; ++k) order[k] = k;
-  std::stable_sort(order, order + 256, [&](int x, int y) {
+  std::vector<int64_t> start(static_cast<size_t>(nb) + 1);
+  int64_t sum = 0;
+  for (int k = 0; k < nb; ++k) {
+    start[k] = sum;
+    for (int t = 0; t < nt; ++t) {
+      const int64_t c = at[t * nb + k];
+      at[t * nb + k] = sum;
+      sum += c;
+    }
+  }
+  start[nb] = n;
+  // the scatter: records gather in a cache line per bucket, written out when full
+  constexpr int kLine = 64 / sizeof(R) > 0 ? static_cast<int>(64 / sizeof(R)) : 1;
+  split_items(nt, nt, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      scatter_lines<R, U, kLine>(a, b, n * t / nt, n * (t + 1) / nt, shift, mask, nb,
+                                 &at[t * nb]);
+    }
+  });
+  std::vector<int> order(static_cast<size_t>(nb));
+  for (int k = 0; k < nb; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
     return start[x + 1] - start[x] > start[y + 1] - start[y];
   });
+  const int digits = (shift + 7) / 8;
   std::atomic<int> next{0};
   split_items(nt, nt, [&](int64_t, int64_t) {
-    for (int j; (j = next.fetch_add(1)) < 256;) {
+    for (int j; (j = next.fetch_add(1)) < nb;) {
       const int k = order[j];
       const int64_t lo = start[k], m = start[k + 1] - lo;
-      if (m == 0) continue;
-      R* r = bucket(b + lo, a + lo, m, top);
+      if (m == 0) break;   // (largest first: the rest are empty too)
+      R* r = digits ? bucket(b + lo, a + lo, m, digits) : b + lo;
       done(lo, lo + m, r - lo);
     }
   });
@@ -407,15 +502,15 @@ template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const Key
   if (keyed) {
     using R = Keyed<U>;
     parallel_for_dynamic(outer_threads, rows, 1, [&] {
-      return Scratch<R>(2 * n);
+      return Scratch<R>(2 * lined(n, sizeof(R)));
     }, [&](Scratch<R>& s, int64_t row) {
-      sorter.keyed(address(row), s.data(), s.data() + n);
+      sorter.keyed(address(row), s.data(), s.data() + lined(n, sizeof(R)));
     });
   } else {
     parallel_for_dynamic(outer_threads, rows, 1, [&] {
-      return Scratch<U>(2 * n);
+      return Scratch<U>(2 * lined(n, sizeof(U)));
     }, [&](Scratch<U>& s, int64_t row) {
-      sorter.values_only(address(row), s.data(), s.data() + n);
+      sorter.values_only(address(row), s.data(), s.data() + lined(n, sizeof(U)));
     });
   }
   return 0;
