@@ -139,37 +139,54 @@ template <class R> void insertion_sort(R* a, int64_t n) {
   }
 }
 
-// Histograms of every 8-bit digit of the keys of a[0..n).
-template <class R, class U>
-void digit_counts(const R* a, int64_t n, int64_t (*counts)[256]) {
-  constexpr int kDigits = sizeof(U);
+// Stable LSD radix sort of a[0..n) on the low `bits` bits of the keys, b scratch: returns
+// a or b, whichever holds the result. The bits go in passes of equal digits of at most 8
+// bits (rows up to 2^14) or 11 (longer ones: fewer passes, histograms still in L1); one
+// read counts every pass's digits, and a pass whose digit is equal in every key is
+// skipped. Worked example: bits 20 of 40000 keys -> 2 passes of 10-bit digits.
+// The passes of lsd_sort: `passes` digits of kWidth bits (0: `width`, known at run time;
+// kPasses > 0: passes known at compile time, the counting loop unrolled).
+template <class R, class U, int kWidth, int kPasses = 0>
+R* lsd_passes(R* a, R* b, int64_t n, int run_passes, int run_width) {
+  const int width = kWidth ? kWidth : run_width;
+  const int passes = kPasses ? kPasses : run_passes;
+  const int nk = 1 << width;
+  const U mask = U(nk - 1);
+  uint32_t counts[6 * 2048];   // passes * nk <= 8 * 256 or 6 * 2048
+  std::fill(counts, counts + passes * nk, 0u);
   for (int64_t i = 0; i < n; ++i) {
     const U k = key_of(a[i]);
-    for (int d = 0; d < kDigits; ++d) ++counts[d][(k >> (8 * d)) & 255];
+    for (int d = 0; d < passes; ++d) ++counts[d * nk + ((k >> (width * d)) & mask)];
   }
+  uint32_t at[2048];
+  for (int d = 0; d < passes; ++d) {
+    const int shift = width * d;
+    const uint32_t* c = counts + d * nk;
+    if (c[(key_of(a[0]) >> shift) & mask] == n) continue;
+    uint32_t sum = 0;
+    for (int k = 0; k < nk; ++k) {
+      at[k] = sum;
+      sum += c[k];
+    }
+    for (int64_t i = 0; i < n; ++i) b[at[(key_of(a[i]) >> shift) & mask]++] = a[i];
+    std::swap(a, b);
+  }
+  return a;
 }
 
-// Stable LSD radix sort of a[0..n) on digits [0, digits), b scratch: returns a or b,
-// whichever holds the result. Digits equal in every key are skipped.
-template <class R, class U> R* lsd_sort(R* a, R* b, int64_t n, int digits) {
+template <class R, class U> R* lsd_sort(R* a, R* b, int64_t n, int bits) {
   if (n <= kInsertionMax) {
     insertion_sort(a, n);
     return a;
   }
-  int64_t counts[sizeof(U)][256] = {};
-  digit_counts<R, U>(a, n, counts);
-  for (int d = 0; d < digits; ++d) {
-    const int shift = 8 * d;
-    if (counts[d][(key_of(a[0]) >> shift) & 255] == n) continue;
-    int64_t at[256], sum = 0;
-    for (int k = 0; k < 256; ++k) {
-      at[k] = sum;
-      sum += counts[d][k];
-    }
-    for (int64_t i = 0; i < n; ++i) b[at[(key_of(a[i]) >> shift) & 255]++] = a[i];
-    std::swap(a, b);
+  if (bits <= 0) return a;
+  if (n <= (int64_t{1} << 14)) {
+    if (bits == 8 * static_cast<int>(sizeof(U)))
+      return lsd_passes<R, U, 8, sizeof(U)>(a, b, n, sizeof(U), 8);
+    return lsd_passes<R, U, 8>(a, b, n, (bits + 7) / 8, 8);
   }
-  return a;
+  const int passes = (bits + 10) / 11;
+  return lsd_passes<R, U, 0>(a, b, n, passes, (bits + passes - 1) / passes);
 }
 
 // n records of `size` bytes rounded up to whole 64-byte lines: the scratch halves start
@@ -243,42 +260,26 @@ void scatter_lines(const R* a, R* b, int64_t i0, int64_t i1, int shift, U mask, 
 
 // Sorts a[0..n) (scratch b) on nt threads; done(lo, hi, src) is called once for every
 // piece [lo, hi) of the result, which then lies in src[lo..hi) (src a or b). Stable.
-// bucket(a, b, m, digits) sorts a[0..m) on its low `digits` 8-bit digits (scratch b) and
+// bucket(a, b, m, bits) sorts a[0..m) on the low `bits` bits of its keys (scratch b) and
 // returns where the result lies: lsd_sort, or an ISA quicksort for values alone.
-// Long rows (MSD first): the OR and AND of all keys give the bits that vary; one stable
+// `vary`: the bits in which the keys differ (OR ^ AND of all keys, which the caller's
+// load pass finds). Long rows (MSD first): one stable
 // scatter pass splits the row on its top `width` varying bits (width grows with n, so
 // buckets are ~32K keys when keys spread evenly; skewed keys, as the exponents of floats,
 // fill fewer buckets) through per-thread write-combining lines, and the buckets are sorted
 // in cache, largest first, by whichever thread is free.
 // Worked example: keys spanning bits 0..23 (vary = 0xffffff), n = 2^24, width 12: bucket
-// = key >> 12, 4096 buckets of ~4096 keys, each then sorted on digits 0 and 1.
+// = key >> 12, 4096 buckets of ~4096 keys, each then sorted on its low 12 bits.
 template <class R, class U, class Bucket, class Done>
-void radix_sort(R* a, R* b, int64_t n, int nt, const Bucket& bucket, const Done& done) {
+void radix_sort(R* a, R* b, int64_t n, int nt, U vary, const Bucket& bucket,
+                const Done& done) {
   constexpr int kDigits = sizeof(U);
   if (n < kMsdMin || kDigits == 1) {
-    R* r = bucket(a, b, n, kDigits);
+    R* r = bucket(a, b, n, 8 * kDigits);
     done(0, n, r);
     return;
   }
   if (n < nt * kThreadMinElements) nt = 1;
-  std::vector<U> ors(static_cast<size_t>(nt), 0), ands(static_cast<size_t>(nt), U(~U(0)));
-  split_items(nt, nt, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      U o = 0, x = U(~U(0));
-      for (int64_t i = n * t / nt, e = n * (t + 1) / nt; i < e; ++i) {
-        o |= key_of(a[i]);
-        x &= key_of(a[i]);
-      }
-      ors[t] = o;
-      ands[t] = x;
-    }
-  });
-  U vary = 0, all_or = 0, all_and = U(~U(0));
-  for (int t = 0; t < nt; ++t) {
-    all_or |= ors[t];
-    all_and &= ands[t];
-  }
-  vary = U(all_or ^ all_and);
   if (vary == 0) {   // every key equal
     done(0, n, a);
     return;
@@ -322,14 +323,13 @@ void radix_sort(R* a, R* b, int64_t n, int nt, const Bucket& bucket, const Done&
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
     return start[x + 1] - start[x] > start[y + 1] - start[y];
   });
-  const int digits = (shift + 7) / 8;
   std::atomic<int> next{0};
   split_items(nt, nt, [&](int64_t, int64_t) {
     for (int j; (j = next.fetch_add(1)) < nb;) {
       const int k = order[j];
       const int64_t lo = start[k], m = start[k + 1] - lo;
       if (m == 0) break;   // (largest first: the rest are empty too)
-      R* r = digits ? bucket(b + lo, a + lo, m, digits) : b + lo;
+      R* r = shift ? bucket(b + lo, a + lo, m, shift) : b + lo;
       done(lo, lo + m, r - lo);
     }
   });
@@ -342,6 +342,56 @@ struct RowAddress {
   const int64_t* perm;
   char* values;
   int64_t* index;
+};
+
+// What a load pass learns of a row of float keys for restoring ties (RowSorter::
+// restore_ties): the count of keys with the sign bit, and of zeros and NaNs per sign, and
+// whether the zeros (the NaNs) mix bit patterns. The common key costs a compare.
+template <class U> struct TieTally {
+  static constexpr U kSign = U(U(1) << (sizeof(U) * 8 - 1));
+  U inf = 0;
+  int64_t negative = 0, zeros[2] = {0, 0}, nans[2] = {0, 0};
+  U zero = 0, nan = 0;
+  bool mixed_zeros = false, mixed_nans = false;
+
+  void add(U bits) {
+    negative += bits >> (sizeof(U) * 8 - 1);
+    const U mag = U(bits & ~kSign);
+    if (U(mag - 1) >= inf) rare(bits, mag > inf);   // a zero (mag - 1 wraps) or a NaN
+  }
+  void rare(U bits, bool is_nan) {
+    const int s = (bits & kSign) ? 1 : 0;
+    if (is_nan) {
+      if (nans[0] + nans[1] && bits != nan) mixed_nans = true;
+      nan = bits;
+      ++nans[s];
+    } else {
+      if (zeros[0] + zeros[1] && bits != zero) mixed_zeros = true;
+      zero = bits;
+      ++zeros[s];
+    }
+  }
+  void merge(const TieTally& o) {
+    if (o.zeros[0] + o.zeros[1]) {
+      if (zeros[0] + zeros[1] && o.zero != zero) mixed_zeros = true;
+      zero = o.zero;
+    }
+    if (o.nans[0] + o.nans[1]) {
+      if (nans[0] + nans[1] && o.nan != nan) mixed_nans = true;
+      nan = o.nan;
+    }
+    mixed_zeros |= o.mixed_zeros;
+    mixed_nans |= o.mixed_nans;
+    negative += o.negative;
+    for (int s = 0; s < 2; ++s) {
+      zeros[s] += o.zeros[s];
+      nans[s] += o.nans[s];
+    }
+  }
+};
+template <class U> struct NoTally {
+  void add(U) {}
+  void merge(const NoTally&) {}
 };
 
 template <class U, int kKind> struct RowSorter {
@@ -357,96 +407,109 @@ template <class U, int kKind> struct RowSorter {
     return r.perm ? r.perm[i * (p.perm_step / 8)] : i;
   }
 
+  // a[i] = make(key i's bits, i) for the row's keys, threads taking the chunks the radix
+  // sort's scatter takes; returns the bits in which the records' keys differ, and adds
+  // every key's bits to *tally (a TieTally, or NoTally).
+  template <class R, class Make, class Tally>
+  U fill(const RowAddress& r, R* a, const Make& make, Tally* tally) const {
+    const int64_t n = p.n;
+    const int parts = n < kThreadMinElements ? 1 : nt;
+    std::vector<U> ors(static_cast<size_t>(parts), 0);
+    std::vector<U> ands(static_cast<size_t>(parts), U(~U(0)));
+    std::vector<Tally> tallies(static_cast<size_t>(parts), *tally);
+    const bool dense = !r.perm && p.key_step == static_cast<int64_t>(sizeof(U));
+    split_items(parts, parts, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        U o = 0, x = U(~U(0));
+        Tally c = tallies[t];
+        const int64_t i0 = n * t / parts, i1 = n * (t + 1) / parts;
+        if (dense) {   // the common case, in a loop the compiler vectorizes
+          const U* keys = reinterpret_cast<const U*>(r.keys);
+          for (int64_t i = i0; i < i1; ++i) {
+            const R rec = make(keys[i], i);
+            c.add(keys[i]);
+            a[i] = rec;
+            o |= key_of(rec);
+            x &= key_of(rec);
+          }
+        } else {
+          for (int64_t i = i0; i < i1; ++i) {
+            const U bits = key_at(r, i);
+            const R rec = make(bits, i);
+            c.add(bits);
+            a[i] = rec;
+            o |= key_of(rec);
+            x &= key_of(rec);
+          }
+        }
+        ors[t] = o;
+        ands[t] = x;
+        tallies[t] = c;
+      }
+    });
+    U all_or = 0, all_and = U(~U(0));
+    for (int t = 0; t < parts; ++t) {
+      all_or |= ors[t];
+      all_and &= ands[t];
+      tally->merge(tallies[t]);
+    }
+    return U(all_or ^ all_and);
+  }
+
   // Values alone: exact images, the ISA quicksort for 4 / 8 bytes (radix for 1 / 2), then
   // for a stable sort of floats the ties put back in their start order.
   void values_only(const RowAddress& r, U* a, U* b) const {
     const int64_t n = p.n;
-    split_items(n < kThreadMinElements ? 1 : nt, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) a[i] = codec.image(key_at(r, i), true);
-    });
+    const bool ties = kKind == kFloatKey && p.stable;
+    TieTally<U> tally;
+    tally.inf = codec.inf;
+    NoTally<U> none;
+    auto image = [&](U bits, int64_t) { return codec.image(bits, true); };
+    const U vary = ties ? fill(r, a, image, &tally) : fill(r, a, image, &none);
     auto store = [&](int64_t lo, int64_t hi, const U* src) {
+      if (!p.descending && p.value_step == static_cast<int64_t>(sizeof(U))) {
+        U* out = reinterpret_cast<U*>(r.values);   // (vectorized)
+        for (int64_t i = lo; i < hi; ++i) out[i] = codec.bits_of(src[i]);
+        return;
+      }
       for (int64_t i = lo; i < hi; ++i) {
         const int64_t o = p.descending ? n - 1 - i : i;
         *reinterpret_cast<U*>(r.values + o * p.value_step) = codec.bits_of(src[i]);
       }
     };
-    auto bucket = [](U* x, U* scratch, int64_t m, int digits) {
+    auto bucket = [](U* x, U* scratch, int64_t m, int bits) {
       if constexpr (sizeof(U) == 4) sort_table().u32(x, m);
       else if constexpr (sizeof(U) == 8) sort_table().u64(x, m);
-      else return lsd_sort<U, U>(x, scratch, m, digits);
+      else return lsd_sort<U, U>(x, scratch, m, bits);
       return x;
     };
-    radix_sort<U, U>(a, b, n, nt, bucket, store);
-    if constexpr (kKind == kFloatKey) {
-      if (p.stable) restore_ties(r);
-    }
+    radix_sort<U, U>(a, b, n, nt, vary, bucket, store);
+    if (ties) restore_ties(r, tally);
   }
 
   // A float's only keys that are equal yet different bits are the two zeros and the NaNs:
   // the exact images sort them apart (-0.0 first; NaNs by their bits). A stable sort wants
-  // each group in its start order instead: one counting pass over the row finds where the
+  // each group in its start order instead: the load pass's tally (TieTally) says where the
   // groups landed and whether either mixes bits, and only then a second pass writes that
   // group's keys again in their start order.
   // Worked example (ascending): [0.0, -1, -0.0] sorts to [-1, -0.0, 0.0]; 1 key below the
   // zeros, 2 zeros of both signs: positions 1.. get 0.0, -0.0 -> [-1, 0.0, -0.0].
-  void restore_ties(const RowAddress& r) const {
-    struct Tally {
-      int64_t below = 0, zeros = 0, nans = 0;
-      U zero = 0, nan = 0;
-      bool mixed_zeros = false, mixed_nans = false;
-    };
+  void restore_ties(const RowAddress& r, const TieTally<U>& t) const {
+    if (!t.mixed_zeros && !t.mixed_nans) return;
     const int64_t n = p.n;
     const U sign = Codec<U, kKind>::kSign;
-    auto is_nan = [&](U bits) { return U(bits & ~sign) > codec.inf; };
-    const int parts = n < kThreadMinElements ? 1 : nt;
-    std::vector<Tally> tally(static_cast<size_t>(parts));
-    split_items(parts, parts, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        Tally& c = tally[t];
-        bool any_zero = false, any_nan = false;
-        for (int64_t i = n * t / parts, e = n * (t + 1) / parts; i < e; ++i) {
-          const U bits = key_at(r, i);
-          if (is_nan(bits)) {
-            if (any_nan && bits != c.nan) c.mixed_nans = true;
-            c.nan = bits;
-            any_nan = true;
-            ++c.nans;
-          } else if (U(bits & ~sign) == 0) {
-            if (any_zero && bits != c.zero) c.mixed_zeros = true;
-            c.zero = bits;
-            any_zero = true;
-            ++c.zeros;
-          } else if (((bits & sign) != 0) != (p.descending != 0)) {
-            ++c.below;
-          }
-        }
-      }
-    });
-    Tally all;
-    bool seen_zero = false, seen_nan = false;
-    for (const Tally& c : tally) {
-      all.below += c.below;
-      all.mixed_zeros |= c.mixed_zeros || (seen_zero && c.zeros && c.zero != all.zero);
-      all.mixed_nans |= c.mixed_nans || (seen_nan && c.nans && c.nan != all.nan);
-      if (c.zeros) {
-        all.zero = c.zero;
-        seen_zero = true;
-      }
-      if (c.nans) {
-        all.nan = c.nan;
-        seen_nan = true;
-      }
-      all.zeros += c.zeros;
-      all.nans += c.nans;
-    }
-    if (!all.mixed_zeros && !all.mixed_nans) return;
-    int64_t zero_at = p.descending ? all.nans + all.below : all.below;
-    int64_t nan_at = p.descending ? 0 : n - all.nans;
+    // keys before the zeros: negative ones ascending, positive ones descending
+    const int64_t below = p.descending ? n - t.negative - t.zeros[0] - t.nans[0]
+                                       : t.negative - t.zeros[1] - t.nans[1];
+    const int64_t nans = t.nans[0] + t.nans[1];
+    int64_t zero_at = p.descending ? nans + below : below;
+    int64_t nan_at = p.descending ? 0 : n - nans;
     for (int64_t i = 0; i < n; ++i) {
       const U bits = key_at(r, i);
+      const U mag = U(bits & ~sign);
       int64_t* at = nullptr;
-      if (all.mixed_nans && is_nan(bits)) at = &nan_at;
-      else if (all.mixed_zeros && U(bits & ~sign) == 0) at = &zero_at;
+      if (t.mixed_nans && mag > codec.inf) at = &nan_at;
+      else if (t.mixed_zeros && mag == 0) at = &zero_at;
       if (at) *reinterpret_cast<U*>(r.values + (*at)++ * p.value_step) = bits;
     }
   }
@@ -455,14 +518,14 @@ template <class U, int kKind> struct RowSorter {
   void keyed(const RowAddress& r, Keyed<U>* a, Keyed<U>* b) const {
     const int64_t n = p.n;
     const U flip = p.descending ? U(~U(0)) : U(0);
-    split_items(n < kThreadMinElements ? 1 : nt, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i)
-        a[i] = {U(codec.image(key_at(r, i), false) ^ flip), static_cast<uint32_t>(i)};
-    });
-    auto bucket = [](Keyed<U>* x, Keyed<U>* scratch, int64_t m, int digits) {
-      return lsd_sort<Keyed<U>, U>(x, scratch, m, digits);
+    NoTally<U> none;
+    const U vary = fill(r, a, [&](U bits, int64_t i) {
+      return Keyed<U>{U(codec.image(bits, false) ^ flip), static_cast<uint32_t>(i)};
+    }, &none);
+    auto bucket = [](Keyed<U>* x, Keyed<U>* scratch, int64_t m, int bits) {
+      return lsd_sort<Keyed<U>, U>(x, scratch, m, bits);
     };
-    radix_sort<Keyed<U>, U>(a, b, n, nt, bucket,
+    radix_sort<Keyed<U>, U>(a, b, n, nt, vary, bucket,
                             [&](int64_t lo, int64_t hi, const Keyed<U>* src) {
       for (int64_t i = lo; i < hi; ++i) {
         const int64_t j = src[i].at;
