@@ -20,6 +20,9 @@ from xarr._ops.normalization import (batch_norm_grad, batch_norm_inference,
                                      batch_norm_training)
 from xarr._ops.window import reduce_window, select_and_scatter, select_and_scatter_add
 from xarr._ops.sorting import argsort, sort, sort_key_val, top_k
+from xarr._ops.gather import (GatherDimensionNumbers, GatherScatterMode,
+                              ScatterDimensionNumbers, gather, scatter, scatter_add,
+                              scatter_apply, scatter_max, scatter_min, scatter_mul)
 from xarr._ops.elementwise import RoundingMethod, convert_element_type, lax_apply, lax_round
 from xarr._ops.reduction import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce,
                                  reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
