@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import xarr as xa
 from conftest import BF16
-from fuzz_ops import SPECS, Case, exact, numpy_call, operand, quiet, shapes
+from fuzz_ops import NOT_FUZZED, SPECS, Case, exact, numpy_call, operand, quiet, shapes
 
 SORTABLE = [xa.bool_, xa.int8, xa.uint8, xa.int16, xa.uint16, xa.int32, xa.uint32,
             xa.int64, xa.uint64, xa.float16, xa.bfloat16, xa.float32, xa.float64,
@@ -154,3 +154,9 @@ SPECS["lax.sort"] = _lax_sort
 SPECS["lax.sort_key_val"] = _lax_sort_key_val
 SPECS["lax.argsort"] = _lax_argsort
 SPECS["lax.top_k"] = _lax_top_k
+
+NOT_FUZZED.update({
+    f"lax.{n}": "random dimension numbers, modes and computations against loops written "
+                "from the seed: tests/test_gather_scatter.py (hypothesis)"
+    for n in ("gather", "scatter", "scatter_add", "scatter_mul", "scatter_min",
+              "scatter_max", "scatter_apply")})

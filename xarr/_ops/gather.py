@@ -15,8 +15,9 @@ None or 'clip', the seed's DynamicSlice rule; 'promise_in_bounds' clamps too) or
 slice with ``fill_value`` ('fill': jax's NaN / integer extreme / True by default); scatter
 skips each update element whose operand index is out of range (None, 'drop', 'fill') or
 clamps the window start ('clip'). Repeated scatter indices: every update applies, in
-update order (the kernel's threads own disjoint parts of the result, so the bits do not
-depend on the thread count, float adds included).
+update order - batch positions in row-major order, each window in row-major order (the
+kernel's threads own disjoint parts of the result, so the bits do not depend on the
+thread count, float adds included).
 
 Worked example (the seed's tf.gather_nd case, rows of a [3, 4] operand):
 
@@ -360,6 +361,8 @@ def _destinations(x_shape, idx, upd_shape, plan, clip):
         if wd >= 0:
             start[..., d] += grids[wd]
     valid = np.all((start >= 0) & (start < dims), axis=-1)
+    if not valid.any():
+        return np.full(valid.size, -1, np.int64)
     flat = np.ravel_multi_index(tuple(np.where(valid, start[..., d], 0)
                                       for d in range(rank)), x_shape) if rank else \
         np.zeros(upd_shape, np.int64)
