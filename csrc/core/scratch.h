@@ -1,10 +1,12 @@
-// Sizes of a kernel's scratch buffers (std::vector<char> of partial results), checked
-// before anything is allocated.
+// A kernel's scratch buffers: their sizes, checked before anything is allocated, and
+// Scratch<T>, an uninitialized buffer from the tensor allocator.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
+
+#include "core/capi.h"
 
 namespace xarr {
 
@@ -22,5 +24,29 @@ inline size_t scratch_bytes(int64_t count, int64_t each) {
     throw std::bad_alloc();
   return static_cast<size_t>(count * each);
 }
+
+// Scratch<T>: n uninitialized elements from the tensor allocator (core/capi.h
+// aligned_alloc64: 64-byte aligned; its block cache keeps big blocks' pages faulted
+// between calls, so a kernel's 64 MB scratch costs no page faults on its second call).
+// Throws std::bad_alloc (the binding raises MemoryError). Movable, so a std::vector of
+// them can hold one per thread.
+template <class T> class Scratch {
+ public:
+  explicit Scratch(int64_t n)
+      : bytes_(static_cast<int64_t>(scratch_bytes(n, static_cast<int64_t>(sizeof(T))))) {
+    p_ = static_cast<T*>(aligned_alloc64(bytes_));
+    if (!p_) throw std::bad_alloc();
+  }
+  Scratch(Scratch&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr; }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  Scratch& operator=(Scratch&&) = delete;
+  ~Scratch() { aligned_free(p_, bytes_); }
+  T* data() const { return p_; }
+
+ private:
+  T* p_;
+  int64_t bytes_;
+};
 
 }  // namespace xarr

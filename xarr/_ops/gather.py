@@ -15,9 +15,10 @@ None or 'clip', the seed's DynamicSlice rule; 'promise_in_bounds' clamps too) or
 slice with ``fill_value`` ('fill': jax's NaN / integer extreme / True by default); scatter
 skips each update element whose operand index is out of range (None, 'drop', 'fill') or
 clamps the window start ('clip'). Repeated scatter indices: every update applies, in
-update order - batch positions in row-major order, each window in row-major order (the
-kernel's threads own disjoint parts of the result, so the bits do not depend on the
-thread count, float adds included).
+update order - batch positions in row-major order, each window in row-major order. The
+bits do not depend on the thread count, but for float add and mul in a scatter of
+single elements (a histogram-like scatter-add), whose threads sum chunks of the updates
+apart: those differ by reassociation (csrc/kernels/gather/gather.h).
 
 Worked example (the seed's tf.gather_nd case, rows of a [3, 4] operand):
 

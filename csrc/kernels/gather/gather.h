@@ -23,10 +23,13 @@
 // scatter_run: result[start + w] = combine(result[start + w], dense[b, w]) for every b, w,
 //   result a row-major tensor of the operand's dims (the caller copies the operand in).
 //   kClip clamps starts as gather does; kFill skips each element whose operand index is out
-//   of range (the seed: "si O es un índice válido"). Threads own disjoint ranges of the
-//   result and apply the updates that land there in update order, so every combine,
-//   float add included, gives the same bits on any thread count, and kScatterSet with
-//   repeated indices keeps the LAST update in update order.
+//   of range (the seed: "si O es un índice válido"). Update order: batch positions in
+//   row-major order, each window in row-major order; kScatterSet with repeated indices
+//   keeps the LAST update. Threads own disjoint ranges of the result and apply the
+//   updates that land there in update order - except a scatter of single elements with
+//   one index each (scatter_simple), whose threads combine chunks of the updates into
+//   partial results; there float add and mul may differ from one thread's bits by
+//   reassociation. Every other result is the same on any thread count.
 // Worked example (gather, a take of rows): operand f32[5,3] (strides 12, 4), indices
 //   s64[2,1] = [[3], [-1]], vec_dim {0}, window {1, 3}, nbatch 1 (size 2). kClip: row 3,
 //   then row 0 (-1 clamped). kFill with NaN: row 3, then a row of NaN.

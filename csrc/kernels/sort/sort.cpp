@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/capi.h"
+#include "core/scratch.h"
 #include "core/dtype.h"
 #include "core/threading.h"
 
@@ -93,25 +93,6 @@ template <class U, int kKind> struct Codec {
       return (total & kSign) ? U(total ^ kSign) : U(~total);
     }
   }
-};
-
-// Uninitialized scratch from the tensor allocator (whose block cache keeps big blocks'
-// pages faulted between calls).
-template <class T> class Scratch {
- public:
-  explicit Scratch(int64_t n) : bytes_(n * static_cast<int64_t>(sizeof(T))) {
-    p_ = static_cast<T*>(aligned_alloc64(bytes_));
-    if (!p_) throw std::bad_alloc();
-  }
-  Scratch(Scratch&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr; }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() { aligned_free(p_, bytes_); }
-  T* data() const { return p_; }
-
- private:
-  T* p_;
-  int64_t bytes_;
 };
 
 // A record: a key image alone, or with its position in the row.
