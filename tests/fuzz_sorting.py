@@ -160,3 +160,11 @@ NOT_FUZZED.update({
                 "from the seed: tests/test_gather_scatter.py (hypothesis)"
     for n in ("gather", "scatter", "scatter_add", "scatter_mul", "scatter_min",
               "scatter_max", "scatter_apply")})
+
+NOT_FUZZED.update({
+    f"xa.{n}": "against NumPy over dtypes, shapes, NaNs and duplicates, with jit / lazy "
+               "where the shape is static: tests/test_sets_statistics.py (hypothesis)"
+    for n in ("unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+              "isin", "intersect1d", "union1d", "setdiff1d", "median", "nanmedian",
+              "percentile", "quantile", "bincount", "histogram", "histogram2d",
+              "digitize")})

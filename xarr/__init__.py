@@ -50,6 +50,7 @@ from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info
 
 from xarr._numpy.interop import NumPyFallbackWarning
 from xarr._ops import update as _update  # noqa: F401  (item assignment on traced values)
+from xarr._ops import at as _at  # noqa: F401  (t.at[idx].set / add / ...)
 from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, diag, diagflat,
                                  ediff1d, fromfunction, geomspace, gradient, ix_,
                                  logspace, ndenumerate, ndindex)
@@ -62,6 +63,10 @@ from xarr._numpy.windows import convolve, correlate, sliding_window_view
 from xarr._ops.sorting import searchsorted
 from xarr._numpy.sorting import (argpartition, argsort, lexsort, partition, sort,
                                  sort_complex)
+from xarr._numpy.sets import (intersect1d, isin, setdiff1d, union1d, unique, unique_all,
+                              unique_counts, unique_inverse, unique_values)
+from xarr._numpy.statistics import (bincount, digitize, histogram, histogram2d, median,
+                                    nanmedian, percentile, quantile)
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
 

@@ -124,6 +124,13 @@ def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
     return api.argsort_method(self, axis, kind, order, stable=stable)
 
 
+@property
+def at(self):
+    """JAX's functional updates: t.at[idx].set(v) / add / multiply / min / max / get
+    (xarr/_ops/at.py)."""
+    return api.at_of(self)
+
+
 def to_device(self, device, /, *, stream=None):
     """Array API: the value on ``device``; xarr has one device, "cpu", so this is self."""
     if device != "cpu":
@@ -167,7 +174,8 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
 
 NAMES = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
          "cumsum", "cumprod", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round",
-         "nonzero", "repeat", "take", "conj", "searchsorted", "sort", "argsort", "to_device",
+         "nonzero", "repeat", "take", "conj", "searchsorted", "sort", "argsort", "at",
+         "to_device",
          "fill", "dot",
          "trace", "diagonal")
 MATMUL_OPERATORS = ("__matmul__", "__rmatmul__", "__imatmul__")

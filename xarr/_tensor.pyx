@@ -172,6 +172,7 @@ cdef class Tensor(TensorOperators):
     searchsorted = _methods.searchsorted
     sort = _methods.sort
     argsort = _methods.argsort
+    at = _methods.at
     to_device = _methods.to_device
     fill = _methods.fill
     dot = _methods.dot

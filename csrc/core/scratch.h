@@ -29,7 +29,10 @@ inline size_t scratch_bytes(int64_t count, int64_t each) {
 // aligned_alloc64: 64-byte aligned; its block cache keeps big blocks' pages faulted
 // between calls, so a kernel's 64 MB scratch costs no page faults on its second call).
 // Throws std::bad_alloc (the binding raises MemoryError). Movable, so a std::vector of
-// them can hold one per thread.
+// them can hold one per thread. (In an unnamed namespace: each file gets its own copy
+// with internal linkage, so no weak symbol is shared between files compiled for
+// different ISAs; tests/test_build.py.)
+namespace {
 template <class T> class Scratch {
  public:
   explicit Scratch(int64_t n)
@@ -48,5 +51,6 @@ template <class T> class Scratch {
   T* p_;
   int64_t bytes_;
 };
+}  // namespace
 
 }  // namespace xarr

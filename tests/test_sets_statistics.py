@@ -1,0 +1,240 @@
+"""Issue 16's NumPy frontend on the sort / gather / scatter kernels: the set functions
+(xarr/_numpy/sets.py), the order statistics and counting (xarr/_numpy/statistics.py) and
+JAX's ``.at[]`` (xarr/_ops/at.py), against NumPy (and jax's documented semantics for
+``.at``) over dtypes, shapes with size-0 / size-1 dims, NaNs and duplicates; jit and lazy
+where the shape does not depend on the data; the bad arguments."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import xarr as xa
+from conftest import assert_same, make_tensor, random_array
+
+METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull",
+           "median_unbiased", "normal_unbiased", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf"]
+
+
+def _dups(rng, shape, dt):
+    a = random_array(rng, shape, dt)
+    if a.size:
+        a = rng.choice(a.reshape(-1)[: max(1, a.size // 3)], a.size).reshape(shape)
+    return a
+
+
+# ------------------------------------------------------------------------ sets
+@given(st.sampled_from([np.int32, np.float32, np.float64, np.int8, np.uint16, np.bool_,
+                        np.complex64]),
+       st.lists(st.sampled_from([0, 1, 2, 5, 30]), min_size=1, max_size=3),
+       st.integers(0, 2**16))
+def test_unique_against_numpy(dt, shape, seed):
+    a = _dups(np.random.default_rng(seed), tuple(shape), dt)
+    t = xa.asarray(a)
+    got = xa.unique(t, True, True, True)
+    want = np.unique(a, True, True, True)
+    for g, w in zip(got, want):
+        assert_same(g, w, zero_sign=False)
+    assert_same(xa.unique(t), np.unique(a), zero_sign=False)
+    assert_same(xa.unique(t, equal_nan=False), np.unique(a, equal_nan=False),
+                zero_sign=False)
+    if a.ndim == 2 and dt != np.complex64:
+        for g, w in zip(xa.unique(t, axis=0, return_index=True, return_counts=True),
+                        np.unique(a, axis=0, return_index=True, return_counts=True)):
+            assert_same(g, w, zero_sign=False)
+
+
+def test_array_api_unique_and_set_ops():
+    a = np.array([3, 1, 3, 7, 1, 1], np.int64)
+    t = xa.asarray(a)
+    for g, w in zip(xa.unique_all(t), np.unique_all(a)):
+        assert_same(g, w)
+    for g, w in zip(xa.unique_counts(t), np.unique_counts(a)):
+        assert_same(g, w)
+    for g, w in zip(xa.unique_inverse(t), np.unique_inverse(a)):
+        assert_same(g, w)
+    assert_same(xa.unique_values(t), np.sort(np.unique_values(a)))   # (order unspecified)
+    b = np.array([7, 2, 3, 3])
+    assert_same(xa.isin(t, b), np.isin(a, b))
+    assert_same(xa.isin(t, b, invert=True), np.isin(a, b, invert=True))
+    assert_same(xa.isin(xa.asarray([1.0, np.nan, 2.0]), [np.nan, 2]),
+                np.isin([1.0, np.nan, 2.0], [np.nan, 2]))
+    assert_same(xa.isin(t, np.array([], np.int64)), np.isin(a, np.array([], np.int64)))
+    for g, w in zip(xa.intersect1d(t, b, return_indices=True),
+                    np.intersect1d(a, b, return_indices=True)):
+        assert_same(g, w)
+    assert_same(xa.union1d(t, b), np.union1d(a, b))
+    assert_same(xa.setdiff1d(t, b), np.setdiff1d(a, b))
+    jit_isin = xa.jit(lambda e, s: xa.isin(e, s))
+    assert_same(jit_isin(t, xa.asarray(b)), np.isin(a, b))
+    with pytest.raises(TypeError, match="xa.unique: the result's shape depends on the"):
+        xa.jit(lambda v: xa.unique(v))(t)
+    assert_same(xa.jit(lambda v: xa.unique(v, size=5, fill_value=-1))(t),
+                np.array([1, 3, 7, -1, -1]))
+
+
+# ------------------------------------------------------------------------ statistics
+@given(st.sampled_from([np.float64, np.int16, np.int64, np.uint8]),
+       st.lists(st.sampled_from([1, 2, 3, 6]), min_size=1, max_size=3),
+       st.sampled_from(METHODS), st.integers(0, 2**16), st.booleans(),
+       st.sampled_from(["c", "colmajor", "transposed"]))
+def test_quantile_methods_bits_against_numpy(dt, shape, method, seed, keepdims, how):
+    """float64 and integer inputs: NumPy's bits for every method, axis and q shape."""
+    rng = np.random.default_rng(seed)
+    a = random_array(rng, tuple(shape), dt, specials=0.0)
+    t = make_tensor(a, how)
+    for axis in [None] + list(range(a.ndim)):
+        for q in (0.3, [0.0, 0.25, 0.5, 1.0]):
+            want = np.quantile(a, q, axis=axis, method=method, keepdims=keepdims)
+            assert_same(xa.quantile(t, q, axis=axis, method=method, keepdims=keepdims),
+                        want)
+        assert_same(xa.percentile(t, [10, 90], axis=axis, method=method),
+                    np.percentile(a, [10, 90], axis=axis, method=method))
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+def test_quantile_narrow_floats(dt):
+    """float16 / float32: NumPy's dtype; values within a few units in the last place (a
+    scalar q's virtual index is computed in the narrow dtype, as NumPy does)."""
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((7, 11)) * 10).astype(dt)
+    for method in METHODS:
+        for q in (0.3, [0.1, 0.5, 0.9]):
+            got = np.asarray(xa.quantile(xa.asarray(a), q, axis=1, method=method))
+            want = np.quantile(a, q, axis=1, method=method)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                                       rtol=4 * np.finfo(dt).eps, atol=1e-6)
+
+
+@given(st.sampled_from([np.float64, np.float32, np.float16, np.int8, np.uint32]),
+       st.lists(st.sampled_from([0, 1, 2, 5, 8]), min_size=1, max_size=3),
+       st.integers(0, 2**16), st.booleans())
+def test_median_and_nanmedian_bits(dt, shape, seed, keepdims):
+    a = random_array(np.random.default_rng(seed), tuple(shape), dt)
+    t = xa.asarray(a)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for axis in [None] + list(range(a.ndim)):
+            if a.size == 0 and axis is None:
+                continue
+            if axis is not None and a.shape[axis] == 0:
+                continue
+            assert_same(xa.median(t, axis=axis, keepdims=keepdims),
+                        np.median(a, axis=axis, keepdims=keepdims), zero_sign=False)
+            if np.dtype(dt).kind == "f":      # (a zero's sign: NumPy's masked sums differ)
+                assert_same(xa.nanmedian(t, axis=axis, keepdims=keepdims),
+                            np.nanmedian(a, axis=axis, keepdims=keepdims), zero_sign=False)
+
+
+def test_statistics_under_jit_and_lazy():
+    a = np.random.default_rng(2).standard_normal((6, 9))
+    a[2, 3] = np.nan
+    t = xa.asarray(a)
+    f = xa.jit(lambda v: (xa.median(v, axis=1), xa.quantile(v, [0.2, 0.7], axis=0),
+                          xa.nanmedian(v, axis=1)))
+    got = f(t)
+    assert_same(got[0], np.median(a, axis=1))
+    assert_same(got[1], np.quantile(a, [0.2, 0.7], axis=0))
+    assert_same(got[2], np.nanmedian(a, axis=1))
+    with xa.lazy():
+        m = xa.percentile(t + 0, 75, axis=0)
+    assert_same(xa.eval(m), np.percentile(a, 75, axis=0))
+
+
+def test_counting_against_numpy():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 50, 10_000)
+    w = rng.standard_normal(10_000)
+    assert_same(xa.bincount(xa.asarray(x)), np.bincount(x))
+    assert_same(xa.bincount(xa.asarray(x), minlength=80), np.bincount(x, minlength=80))
+    np.testing.assert_allclose(np.asarray(xa.bincount(xa.asarray(x), xa.asarray(w))),
+                               np.bincount(x, w), rtol=1e-12, atol=1e-12)
+    assert_same(xa.bincount(xa.asarray(np.array([], np.int64))), np.bincount([]))
+    b = rng.standard_normal(5000) * 3
+    for bins in (10, 37, [-2.0, -0.5, 0.0, 1.0, 4.0], "auto"):
+        for rng_ in (None, (-1.0, 2.0)):
+            if isinstance(bins, list) and rng_ is not None:
+                continue
+            got = xa.histogram(xa.asarray(b), bins, rng_)
+            want = np.histogram(b, bins, rng_)
+            assert_same(got[0], want[0])
+            assert_same(got[1], want[1])
+    d = xa.histogram(xa.asarray(b), 20, density=True)
+    np.testing.assert_allclose(np.asarray(d[0]), np.histogram(b, 20, density=True)[0],
+                               rtol=1e-12)
+    c = rng.standard_normal(5000)
+    for g, want in zip(xa.histogram2d(xa.asarray(b), xa.asarray(c), (7, 5)),
+                       np.histogram2d(b, c, (7, 5))):
+        assert_same(g, want)
+    edges = np.array([-1.0, 0.0, 0.5, 3.0])
+    for right in (False, True):
+        assert_same(xa.digitize(xa.asarray(b), edges, right),
+                    np.digitize(b, edges, right))
+        assert_same(xa.digitize(xa.asarray(b), edges[::-1], right),
+                    np.digitize(b, edges[::-1], right))
+    with pytest.raises(ValueError, match="must not hold negative"):
+        xa.bincount(xa.asarray([1, -1]))
+    with pytest.raises(ValueError, match="monotonically"):
+        xa.digitize(xa.asarray([1.0]), [0.0, 2.0, 1.0])
+    with pytest.raises(ValueError, match="'bogus' is not a valid method"):
+        xa.quantile(xa.asarray([1.0]), 0.5, method="bogus")
+    with pytest.raises(ValueError, match="range \\[0, 1\\]"):
+        xa.quantile(xa.asarray([1.0]), 1.5)
+    with pytest.raises(ValueError, match="range \\[0, 100\\]"):
+        xa.percentile(xa.asarray([1.0]), -1)
+
+
+# ------------------------------------------------------------------------ .at[]
+def test_at_updates_as_jax():
+    x = np.arange(12.0).reshape(3, 4)
+    t = xa.asarray(x)
+    idx = np.array([0, 2, 0])
+    want = x.copy()
+    np.add.at(want, (idx,), 1.0)
+    assert_same(t.at[xa.asarray(idx)].add(1.0), want)
+    want = x.copy()
+    want[idx] = 5.0
+    assert_same(t.at[idx].set(5.0), want)
+    want = x.copy()
+    np.multiply.at(want, (slice(None), [1, 1]), 3.0)
+    assert_same(t.at[:, [1, 1]].multiply(3.0), want)
+    want = x.copy()
+    np.minimum.at(want, (x > 6,), 7.0)
+    assert_same(t.at[t > 6].min(7.0), want)
+    want = x.copy()
+    np.maximum.at(want, (1, slice(1, 3)), 5.5)
+    assert_same(t.at[1, 1:3].max(5.5), want)
+    want = x.copy()
+    want[..., -1] -= 2
+    assert_same(t.at[..., -1].subtract(2.0), want)
+    assert_same(t.at[0].divide(2.0), np.concatenate([x[:1] / 2, x[1:]]))
+    assert_same(t.at[2, 3].power(2.0), np.where(np.arange(12).reshape(3, 4) == 11, 121.0,
+                                                x))
+    assert_same(t.at[0, 0].apply(lambda v: v + 100), np.where(x == 0, 100.0, x))
+    assert_same(t.at[xa.asarray([2, 0])].get(), x[[2, 0]])
+    assert_same(t, x)                                   # t itself never changes
+    # modes: drop / fill skip out-of-range indices, clip clamps them
+    assert_same(t.at[xa.asarray([1, 9])].set(-1.0, mode="drop"),
+                np.where(np.arange(3)[:, None] == 1, -1.0, x))
+    assert_same(t.at[xa.asarray([1, 9])].set(-1.0, mode="clip"),
+                np.where(np.arange(3)[:, None] >= 1, -1.0, x))
+    assert_same(t.at[:, xa.asarray([0, 7])].get(mode="fill"),
+                np.stack([x[:, 0], np.full(3, np.nan)], axis=1))
+    assert_same(t.at[xa.asarray([0, 7])].get(mode="fill", fill_value=-5.0),
+                np.stack([x[0], np.full(4, -5.0)]))
+    with pytest.raises(IndexError):
+        t.at[xa.asarray([9])].set(0.0)
+    with pytest.raises(ValueError, match="unknown mode 'wrap'"):
+        t.at[0].set(0.0, mode="wrap")
+
+
+def test_at_under_jit_and_lazy():
+    f = xa.jit(lambda a, i, v: a.at[i].add(v).at[0].set(-1.0))
+    got = f(xa.zeros(5), xa.asarray([1, 1, 3]), xa.asarray([1.0, 2.0, 3.0]))
+    assert_same(got, np.array([-1.0, 3.0, 0.0, 3.0, 0.0]))
+    with xa.lazy():
+        y = xa.zeros(4).at[xa.asarray([2, 2])].add(1.5)
+    assert_same(xa.eval(y), np.array([0.0, 0.0, 3.0, 0.0]))

@@ -1,0 +1,366 @@
+"""NumPy's order statistics and counting on the sort family: ``median``, ``nanmedian``,
+``percentile``, ``quantile`` (NumPy's 13 methods), ``bincount``, ``histogram``,
+``histogram2d``, ``digitize``.
+
+Order statistics sort along the axis (the sort kernel; a full sort meets NumPy's
+selection contract, and on 2 cores beats NumPy's introselect, see docs/performance.md),
+then take the one or two neighbours each quantile needs and interpolate with NumPy's
+formulas in NumPy's order (_lerp: a + (b - a) t, or b - (b - a)(1 - t) for t >= 0.5), so
+float64 results are NumPy's bits. NaN in a slice makes its statistic NaN (nanmedian:
+NaNs are left out). Eager, under xa.jit and in xa.lazy (the neighbours' positions depend
+on the axis length only). bincount, histogram and digitize size their result from the
+data (max, range) and run eagerly.
+
+    >>> xa.median(xa.asarray([[1., 3.], [2., nan]]), axis=0)      # [1.5, nan]
+    >>> xa.quantile(xa.asarray([1., 2., 3., 4.]), 0.25)            # 1.75
+"""
+
+import operator
+
+import numpy as np
+
+from xarr._axes import normalize_axis
+from xarr._dtypes import CODE_OF, KINDS
+from xarr._numpy import ufuncs as U
+from xarr._numpy.manipulation import moveaxis, permute_dims
+from xarr._ops import indexing as _indexing
+from xarr._ops import sorting as _sorting
+from xarr._ops.conversion import asarray
+from xarr._ops.structural import as_operand
+
+# NumPy's quantile methods: the continuous ones by (alpha, beta) of the virtual index
+# n q + alpha + q (1 - alpha - beta) - 1 (Hyndman & Fan), the discrete ones by rule.
+_CONTINUOUS = {"linear": (1.0, 1.0), "weibull": (0.0, 0.0), "hazen": (0.5, 0.5),
+               "median_unbiased": (1 / 3, 1 / 3), "normal_unbiased": (3 / 8, 3 / 8),
+               "interpolated_inverted_cdf": (0.0, 1.0)}
+_DISCRETE = ("lower", "higher", "nearest", "midpoint", "inverted_cdf",
+             "averaged_inverted_cdf", "closest_observation")
+_SELECTING = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+
+
+def _result_dtype(x, q):
+    """NumPy's: float64 for integers and bool, else x's float dtype, promoted with q when
+    q is an array (a Python float q is weak)."""
+    dt = np.dtype(np.float64) if KINDS[CODE_OF[x.dtype]] in "biu" else np.dtype(x.dtype)
+    if isinstance(q, np.ndarray) and q.ndim:
+        dt = np.result_type(dt, q.dtype)
+    return dt
+
+
+def _virtual_index(n, q, method):
+    """(index below, index above, weight t) per quantile q (float64 NumPy arrays) of a
+    sorted axis of n, as NumPy's _quantile computes them."""
+    if method in _CONTINUOUS:
+        alpha, beta = _CONTINUOUS[method]
+        v = (n - 1) * q if method == "linear" else n * q + (alpha + q * (1 - alpha - beta)) - 1
+        lo = np.floor(v)
+        t = v - lo
+        lo = lo.astype(np.int64)
+        below = np.clip(lo, 0, n - 1)
+        above = np.clip(lo + 1, 0, n - 1)
+        t = np.where((lo < 0) | (lo >= n - 1), np.zeros_like(t), t)
+        below = np.where(v >= n - 1, n - 1, below)
+        return below, above, t
+    v = (n - 1) * q
+    if method == "lower":
+        i = np.floor(v)
+    elif method == "higher":
+        i = np.ceil(v)
+    elif method == "nearest":
+        i = np.around(v)
+    elif method == "midpoint":
+        lo = np.floor(v).astype(np.int64)
+        return lo, np.ceil(v).astype(np.int64), np.where(lo == v, 0.0, 0.5)
+    elif method == "inverted_cdf":
+        i = np.ceil(n * q) - 1
+    elif method == "averaged_inverted_cdf":
+        lo = np.floor(n * q) - 1
+        exact = n * q == np.floor(n * q)
+        below = np.clip(lo, 0, n - 1).astype(np.int64)
+        above = np.clip(np.where(exact, lo + 1, lo + 1), 0, n - 1).astype(np.int64)
+        below = np.where(exact, below, above)
+        return below, above, np.where(exact, 0.5, 0.0)
+    else:   # closest_observation: the nearest even order statistic (1-based) at g = 0
+        v2 = n * q - 1.5
+        lo = np.floor(v2)
+        i = np.where((v2 - lo == 0) & (lo % 2 == 1), lo, lo + 1)
+    i = np.clip(i, 0, n - 1).astype(np.int64)
+    return i, i, np.zeros(i.shape)
+
+
+def _lerp(a, b, t):
+    """NumPy's _lerp: a + (b - a) t, and b - (b - a)(1 - t) where t >= 0.5 (tensors a, b;
+    t a NumPy array broadcasting against them)."""
+    diff = b - a                      # (in the elements' dtype, as NumPy's subtract)
+    tt = asarray(np.asarray(t))
+    return U.where(asarray(np.asarray(t) >= 0.5), b - diff * (1 - tt), a + diff * tt)
+
+
+def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
+    """Quantiles along ``axis`` (None: all): the sorted axis (the sort kernel), the one or
+    two neighbours of each quantile's virtual index (static: they depend on the length
+    only), NumPy's lerp; NaN where a slice holds one (nan_policy 'propagate'), or NaNs
+    left out (nanmedian: 'omit', the midpoint of the non-NaN values per slice)."""
+    if method not in _CONTINUOUS and method not in _DISCRETE:
+        raise ValueError(f"xa.{fn}: '{method}' is not a valid method; use one of "
+                         f"{', '.join(list(_CONTINUOUS) + list(_DISCRETE))}")
+    x = as_operand(a)
+    if KINDS[CODE_OF[x.dtype]] == "c":
+        raise TypeError(f"xa.{fn}: a must be real, got {x.dtype}")
+    # NumPy's: a Python float q on a float array is taken in the array's dtype (the
+    # virtual indices are computed in float16 / float32 then)
+    scalar_q = isinstance(q, (int, float)) and KINDS[CODE_OF[x.dtype]] == "f"
+    qa = np.asarray(q, np.dtype(x.dtype) if scalar_q else np.float64)
+    if np.any(qa < 0) or np.any(qa > 1) or np.any(qa != qa):
+        raise ValueError(f"xa.{fn}: quantiles must be in the range [0, 1]")
+    out_dt = _result_dtype(x, np.asarray(q) if not np.isscalar(q) else q)
+    if method in _SELECTING:      # no interpolation: the elements' own dtype
+        out_dt = np.dtype(x.dtype)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axis, (int, np.integer)):
+        axes = (normalize_axis(axis, x.ndim, fn),)
+    else:
+        axes = tuple(normalize_axis(d, x.ndim, fn) for d in axis)
+    keep_shape = tuple(1 if d in axes else e for d, e in enumerate(x.shape))
+    rest = [d for d in range(x.ndim) if d not in axes]
+    n = 1
+    for d in axes:
+        n *= x.shape[d]
+    if n == 0:
+        raise IndexError(f"xa.{fn}: cannot take a quantile of an empty axis")
+    flat = permute_dims(x, tuple(rest) + axes) if x.ndim else x
+    flat = flat.reshape(tuple(x.shape[d] for d in rest) + (n,))
+    srt = _sorting.sort(flat, flat.ndim - 1, False)
+    last = flat.ndim - 1
+    if True:   # (one branch: the neighbours of every q)
+        lo, hi, t = _virtual_index(n, qa.reshape(-1), method)
+        a_lo = _indexing.take(srt, asarray(lo), axis=last)
+        if method in _SELECTING:
+            res = a_lo
+        else:
+            res = _lerp(a_lo, _indexing.take(srt, asarray(hi), axis=last), t)
+        if KINDS[CODE_OF[x.dtype]] == "f":
+            top = srt[..., n - 1:n]
+            res = U.where(U.isnan(top), np.nan, res)
+        res = res.reshape(tuple(flat.shape[:-1]) + qa.shape)
+        if qa.ndim:
+            res = moveaxis(res, tuple(range(res.ndim - qa.ndim, res.ndim)),
+                           tuple(range(qa.ndim)))
+    res = res.astype(out_dt)
+    if keepdims:
+        res = res.reshape(qa.shape + keep_shape)
+    return res
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+    """NumPy's quantile (q in [0, 1]) with its 13 methods; NaN in a slice gives NaN."""
+    if weights is not None:
+        raise NotImplementedError("xa.quantile: weights= is not supported yet")
+    res = _quantile(a, q, axis, interpolation or method, keepdims, "propagate", "quantile")
+    return _to_out(res, out)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None, interpolation=None):
+    """NumPy's percentile: quantile of q / 100."""
+    if weights is not None:
+        raise NotImplementedError("xa.percentile: weights= is not supported yet")
+    qa = np.true_divide(np.asarray(q, np.float64), 100)
+    if np.any(qa < 0) or np.any(qa > 1):
+        raise ValueError("xa.percentile: percentiles must be in the range [0, 100]")
+    res = _quantile(a, qa if np.ndim(q) else float(qa), axis, interpolation or method,
+                    keepdims, "propagate", "percentile")
+    return _to_out(res, out)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's median: the middle value, or the mean of the two middle values."""
+    return _to_out(_median(a, axis, keepdims, "propagate", "median"), out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's nanmedian: the median of the non-NaN values (NaN where there are none)."""
+    return _to_out(_median(a, axis, keepdims, "omit", "nanmedian"), out)
+
+
+def _median(a, axis, keepdims, nan_policy, fn):
+    """NumPy's median: the middle of the sorted axis, or the mean of the two middle values
+    as np.mean takes it ((a + b) / 2 in float64 for integers and bool, in float32 for
+    float16, else in the float dtype); NaN where a slice holds one ('propagate'), or of
+    the non-NaN values only ('omit', nanmedian; NaN where there are none)."""
+    x = as_operand(a)
+    if KINDS[CODE_OF[x.dtype]] == "c":
+        raise TypeError(f"xa.{fn}: a must be real, got {x.dtype}")
+    out_dt = _result_dtype(x, 0.5)
+    mean_dt = np.dtype(np.float32) if out_dt == np.float16 else out_dt
+    axes = tuple(range(x.ndim)) if axis is None else (
+        (normalize_axis(axis, x.ndim, fn),) if isinstance(axis, (int, np.integer)) else
+        tuple(normalize_axis(d, x.ndim, fn) for d in axis))
+    keep_shape = tuple(1 if d in axes else e for d, e in enumerate(x.shape))
+    rest = [d for d in range(x.ndim) if d not in axes]
+    n = 1
+    for d in axes:
+        n *= x.shape[d]
+    outer = tuple(x.shape[d] for d in rest)
+    if n == 0:
+        res = asarray(np.full(outer, np.nan, out_dt))
+        return res.reshape(keep_shape) if keepdims else res
+    flat = permute_dims(x, tuple(rest) + axes) if x.ndim else x
+    srt = _sorting.sort(flat.reshape(outer + (n,)), len(outer), False)
+    is_float = KINDS[CODE_OF[x.dtype]] == "f"
+    if nan_policy == "omit" and is_float:
+        # NumPy's nanmedian along an axis shorter than 600 of a 2-D+ array is a masked
+        # median: (s[low] + s[high]) / 2 in the float dtype even when low == high
+        masked = axis is not None and x.ndim > 1 and n < 600
+        if masked:
+            mean_dt = out_dt
+        m = U.logical_not(U.isnan(srt)).astype(np.int64).sum(axis=len(outer), keepdims=True)
+        lo, hi = U.maximum(m - 1, 0) // 2, U.maximum(m, 1) // 2
+        a_lo = _indexing.take_along(srt, lo, len(outer)).astype(mean_dt)
+        a_hi = _indexing.take_along(srt, hi, len(outer)).astype(mean_dt)
+        mid = (a_lo + a_hi) / 2
+        res = mid if masked else U.where(U.equal(lo, hi), a_lo, mid)
+        res = U.where(U.equal(m, 0), np.nan, res).reshape(outer)
+    else:
+        k = n // 2
+        a_hi = srt[..., k].astype(mean_dt)
+        res = a_hi if n % 2 else (srt[..., k - 1].astype(mean_dt) + a_hi) / 2
+        if is_float:
+            res = U.where(U.isnan(srt[..., n - 1]), np.nan, res)
+    res = res.astype(out_dt)
+    return res.reshape(keep_shape) if keepdims else res
+
+
+def _to_out(res, out):
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def bincount(x, weights=None, minlength=0):
+    """NumPy's bincount: counts (or weight sums, float64) of the non-negative ints in x,
+    of length max(x) + 1 or minlength (a scatter-add into the bins)."""
+    from xarr import lax   # noqa: E402  (xarr.lax assembles layer 4; this is layer 4 too)
+    t = as_operand(x)
+    if t.ndim != 1:
+        raise ValueError(f"xa.bincount: x must be 1-D, got shape {tuple(t.shape)}")
+    if KINDS[CODE_OF[t.dtype]] not in "biu":
+        raise TypeError(f"xa.bincount: cannot cast x of dtype {t.dtype} to int64 safely")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError("xa.bincount: minlength must be non-negative")
+    t64 = t.astype(np.int64)
+    if t.size and int(t64.min()) < 0:
+        raise ValueError("xa.bincount: x must not hold negative values")
+    n = max(int(t64.max()) + 1 if t.size else 0, minlength)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    if weights is None:
+        zeros = asarray(np.zeros(n, np.int64))
+        ones = asarray(np.ones(t.size, np.int64))
+        return lax.scatter_add(zeros, t64.reshape((t.size, 1)), ones, dn)
+    w = as_operand(weights)
+    if tuple(w.shape) != tuple(t.shape):
+        raise ValueError(f"xa.bincount: weights shape {tuple(w.shape)} must match x's "
+                         f"{tuple(t.shape)}")
+    wdt = np.complex128 if KINDS[CODE_OF[w.dtype]] == "c" else np.float64
+    return lax.scatter_add(asarray(np.zeros(n, wdt)), t64.reshape((t.size, 1)),
+                           w.astype(wdt), dn)
+
+
+def digitize(x, bins, right=False):
+    """NumPy's digitize: the index of the bin each x falls in (bins monotonic, increasing
+    or decreasing), a searchsorted on the bins."""
+    b = np.asarray(as_operand(bins))
+    if b.ndim != 1:
+        raise ValueError("xa.digitize: bins must be 1-dimensional")
+    t = as_operand(x)
+    if KINDS[CODE_OF[t.dtype]] == "c":
+        raise TypeError("xa.digitize: x may not be complex")
+    delta = np.diff(b)
+    increasing = bool(np.all(delta >= 0))
+    if not increasing and not np.all(delta <= 0):
+        raise ValueError("xa.digitize: bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    if increasing:
+        return _sorting.searchsorted(asarray(b), t, side=side)
+    rev = asarray(np.ascontiguousarray(b[::-1]))
+    return b.size - _sorting.searchsorted(rev, t, side=side)
+
+
+def _bin_index(x, edges, uniform):
+    """int64 bin of each element of tensor x among NumPy ``edges`` (the last bin closed
+    on the right), -1 outside [edges[0], edges[-1]]; NumPy's arithmetic for equal bins
+    ((x - first) / (last - first) * n, truncated, then corrected against the edges) or a
+    binary search of the edges."""
+    nb = edges.size - 1
+    first, last = edges[0], edges[-1]
+    x = x.astype(edges.dtype)
+    e = asarray(edges)
+    inside = U.logical_and(U.greater_equal(x, first), U.less_equal(x, last))
+    if uniform and last > first:
+        idx = ((x - first) / (last - first) * nb).astype(np.int64)
+        idx = U.where(U.logical_and(inside, idx < nb), U.maximum(idx, 0), nb - 1)
+        idx = idx - U.less(x, _indexing.take(e, idx)).astype(np.int64)
+        idx = U.maximum(idx, 0)
+        up = U.logical_and(U.greater_equal(x, _indexing.take(e, U.minimum(idx + 1, nb))),
+                           idx != nb - 1)
+        idx = idx + up.astype(np.int64)
+    else:
+        idx = _sorting.searchsorted(e, x, side="right") - 1
+        idx = U.where(U.equal(x, last), nb - 1, idx)
+    return U.where(inside, idx, -1)
+
+
+def _counts(index, nbins, weights):
+    """bincount of the bins 0..nbins-1 of ``index`` (-1: outside, dropped)."""
+    c = bincount(index + 1, weights, minlength=nbins + 1)
+    return c[1:]
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """NumPy's histogram: (counts, or weight sums, or densities; edges). The edges are
+    NumPy's (histogram_bin_edges: bookkeeping on a few numbers); each value's bin is
+    found with NumPy's arithmetic on xarr's kernels and counted by a scatter-add."""
+    x = as_operand(a).reshape((-1,))
+    xn = np.asarray(x) if range is None or isinstance(bins, str) else np.zeros(0, x.dtype)
+    w = None if weights is None else as_operand(weights).reshape((-1,))
+    edges = np.histogram_bin_edges(xn, bins, range,
+                                   None if w is None or range is not None else np.asarray(w))
+    if range is not None and isinstance(bins, (int, np.integer)):
+        edges = np.histogram_bin_edges(np.zeros(0, np.asarray(x[:0]).dtype), bins, range)
+    uniform = np.ndim(bins) == 0 and not isinstance(bins, str)
+    counts = _counts(_bin_index(x, edges, uniform), edges.size - 1, w)
+    if density:
+        widths = asarray(np.diff(edges))
+        return counts / widths / counts.sum(), asarray(edges)
+    return counts, asarray(edges)
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """NumPy's histogram2d: (H, x edges, y edges), each axis binned as histogram bins it,
+    H[i, j] counted by one scatter-add of i * ny + j."""
+    tx, ty = as_operand(x).reshape((-1,)), as_operand(y).reshape((-1,))
+    if tx.shape != ty.shape:
+        raise ValueError(f"xa.histogram2d: x and y must have one length, got "
+                         f"{tx.shape[0]} and {ty.shape[0]}")
+    if np.ndim(bins) == 0 or len(bins) != 2:
+        bins = (bins, bins)
+    ranges = range if range is not None else (None, None)
+    edges = []
+    for v, b, r in zip((tx, ty), bins, ranges):
+        src = np.asarray(v) if r is None else np.zeros(0, np.asarray(v[:0]).dtype)
+        edges.append(np.histogram_bin_edges(src, b, r))
+    ix = _bin_index(tx, edges[0], np.ndim(bins[0]) == 0)
+    iy = _bin_index(ty, edges[1], np.ndim(bins[1]) == 0)
+    nx, ny = edges[0].size - 1, edges[1].size - 1
+    flat = U.where(U.logical_and(ix >= 0, iy >= 0), ix * ny + iy, -1)
+    w = None if weights is None else as_operand(weights).reshape((-1,))
+    h = _counts(flat, nx * ny, w).reshape((nx, ny)).astype(np.float64)
+    if density:
+        area = asarray(np.diff(edges[0])[:, None] * np.diff(edges[1])[None, :])
+        h = h / area / h.sum()
+    return h, asarray(edges[0]), asarray(edges[1])
