@@ -168,3 +168,7 @@ NOT_FUZZED.update({
               "isin", "intersect1d", "union1d", "setdiff1d", "median", "nanmedian",
               "percentile", "quantile", "bincount", "histogram", "histogram2d",
               "digitize")})
+NOT_FUZZED.update({
+    f"xa.{n}": "in place or data-dependent shapes, against NumPy over dtypes, layouts and "
+               "modes: tests/test_sets_statistics.py (hypothesis)"
+    for n in ("put", "put_along_axis", "compress", "choose")})

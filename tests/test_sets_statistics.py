@@ -238,3 +238,35 @@ def test_at_under_jit_and_lazy():
     with xa.lazy():
         y = xa.zeros(4).at[xa.asarray([2, 2])].add(1.5)
     assert_same(xa.eval(y), np.array([0.0, 0.0, 3.0, 0.0]))
+
+
+# ------------------------------------------------------------------------ index helpers
+@given(st.sampled_from([np.float32, np.int64, np.complex64]),
+       st.sampled_from(["c", "colmajor", "transposed"]), st.integers(0, 2**16))
+def test_index_helpers_against_numpy(dt, how, seed):
+    rng = np.random.default_rng(seed)
+    a = random_array(rng, (4, 5), dt)
+    for mode in ("raise", "wrap", "clip"):
+        ind = rng.integers(-4 if mode == "raise" else -30, 20 if mode == "raise" else 30, 6)
+        vals = random_array(rng, (3,), dt)
+        t, want = make_tensor(a, how), a.copy()
+        xa.put(t, ind, vals, mode=mode)
+        np.put(want, ind, vals, mode=mode)
+        assert_same(t, want)
+    ind = rng.integers(0, 5, (4, 2))
+    t, want = make_tensor(a, how), a.copy()
+    xa.put_along_axis(t, ind, a[:, :1], axis=1)
+    np.put_along_axis(want, ind, a[:, :1], axis=1)
+    assert_same(t, want)
+    cond = rng.random(5) < 0.5
+    assert_same(xa.compress(cond, make_tensor(a, how), axis=1), np.compress(cond, a, axis=1))
+    assert_same(xa.compress(cond[:3], make_tensor(a, how)), np.compress(cond[:3], a))
+    choice = rng.integers(0, 3, (4, 5))
+    opts = [a, a * 2, np.zeros_like(a[:1])]
+    assert_same(xa.choose(xa.asarray(choice), opts), np.choose(choice, opts))
+    assert_same(xa.choose(xa.asarray(choice + 2), opts, mode="clip"),
+                np.choose(choice + 2, opts, mode="clip"))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xa.put(xa.asarray(a), [99], [1])
+    with pytest.raises(ValueError, match="invalid entry"):
+        xa.choose(xa.asarray(choice + 5), opts)

@@ -5,6 +5,8 @@ stability with tagged keys; each ISA's quicksort against the std::sort reference
 thread against two; lax.sort's operands and keys, top_k, jit / lazy and the HLO text; the
 bad arguments."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -257,3 +259,38 @@ def test_bad_arguments_raise_with_values():
         xa.lax.top_k(t, 3)
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 2"):
         xa.take_along_axis(t, xa.asarray([[5], [0]]), axis=1)
+
+
+def test_comparator_sorts_against_python_sorted():
+    """A traced comparator (the seed's lhs_0, rhs_0, lhs_1, rhs_1 ... order) sorts as
+    Python's sorted with functools.cmp_to_key over the same rule, stably; lt / gt of
+    operand 0 are recognized and run on the kernels; under jit the comparator is a
+    called computation."""
+    rng = np.random.default_rng(9)
+    a = rng.integers(-5, 6, 37).astype(np.float64)
+    tags = np.arange(37)
+
+    def less(x, y):                      # by distance from 1, ties keep their order
+        return abs(x - 1.0) < abs(y - 1.0)
+
+    want = sorted(range(37), key=functools.cmp_to_key(
+        lambda i, j: -1 if less(a[i], a[j]) else (1 if less(a[j], a[i]) else 0)))
+    got = xa.lax.sort((xa.asarray(a), xa.asarray(tags)),
+                      comparator=lambda x, y, i, j: xa.lax.abs(x - 1.0) <
+                      xa.lax.abs(y - 1.0))
+    assert_same(got[1], tags[want])
+    assert_same(got[0], a[want])
+    two_key = xa.lax.sort((xa.asarray(a), xa.asarray(-tags)),
+                          comparator=lambda x, y, p, q: xa.lax.select(
+                              x == y, p < q, x < y))
+    order = np.lexsort((-tags, a))
+    assert_same(two_key[1], -tags[order])
+    assert_same(xa.lax.sort(xa.asarray(a), comparator=lambda x, y: x > y),
+                np.sort(a)[::-1])
+    rows = rng.standard_normal((3, 10))
+    f = xa.jit(lambda v: xa.lax.sort(v, 1, comparator=lambda x, y: x * x < y * y))
+    assert_same(f(xa.asarray(rows)), np.take_along_axis(
+        rows, np.argsort(rows * rows, axis=1, kind="stable"), 1))
+    assert "to_apply=compare" in f.lower(xa.asarray(rows)).as_text()
+    with pytest.raises(TypeError, match="comparator must return one pred scalar"):
+        xa.lax.sort(xa.asarray(a), comparator=lambda x, y: x - y)

@@ -51,9 +51,10 @@ from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info
 from xarr._numpy.interop import NumPyFallbackWarning
 from xarr._ops import update as _update  # noqa: F401  (item assignment on traced values)
 from xarr._ops import at as _at  # noqa: F401  (t.at[idx].set / add / ...)
-from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, diag, diagflat,
-                                 ediff1d, fromfunction, geomspace, gradient, ix_,
-                                 logspace, ndenumerate, ndindex)
+from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, choose,
+                                 compress, diag, diagflat, ediff1d, fromfunction,
+                                 geomspace, gradient, ix_, logspace, ndenumerate, ndindex,
+                                 put, put_along_axis)
 from xarr._numpy.mathfunctions import (angle, around, deg2rad, degrees, divmod, fix, fmax,  # noqa
                                        fmin, frexp, gcd, heaviside, iscomplex, isreal, lcm,
                                        ldexp, modf, nan_to_num, rad2deg, radians, reciprocal,

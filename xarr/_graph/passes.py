@@ -848,7 +848,8 @@ def _outline(comp, g, users, root_outputs, rewiring, private=False):
 # ------------------------------------------------------------------------ driver
 # Ops whose called computations are scalar functions their impls evaluate as traced
 # (reduction.py _vectorized): the pipeline leaves them unfused.
-SCALAR_COMPUTATION_OPS = ("map", "reduce", "reduce_window", "select_and_scatter", "scatter")
+SCALAR_COMPUTATION_OPS = ("map", "reduce", "reduce_window", "select_and_scatter", "scatter",
+                          "sort")
 
 
 def optimize_module(module, root_default=True):

@@ -10,14 +10,15 @@ import math
 
 import numpy as np
 
-from xarr._axes import normalize_axes
+from xarr._axes import normalize_axes, normalize_axis
 from xarr._dtypes import CODE_OF, KINDS
 from xarr._numpy import ufuncs as U
 from xarr._numpy.contraction import diagonal
-from xarr._numpy.manipulation import broadcast_to, concatenate, ravel
+from xarr._numpy.manipulation import broadcast_to, concatenate, ravel, stack
 from xarr._numpy.reductions import mean, sum as _sum  # noqa: A004
 from xarr._ops.creation import arange, full_like, linspace, zeros
-from xarr._ops.indexing import nonzero
+from xarr._ops.conversion import asarray
+from xarr._ops.indexing import nonzero, take, take_along_axis
 from xarr._ops.structural import as_operand
 from xarr._tensor import Tensor
 
@@ -345,3 +346,110 @@ def ediff1d(ary, to_end=None, to_begin=None):
 __all__ = ["average", "diag", "diagflat", "atleast_1d", "atleast_2d", "atleast_3d", "ix_",
            "fromfunction", "ndindex", "ndenumerate", "logspace", "geomspace", "gradient",
            "ediff1d"]
+
+
+# ------------------------------------------------------------------------ index helpers
+def put(a, ind, v, mode="raise"):
+    """NumPy's put: a.flat[ind] = v in place (v repeated to ind's length; mode 'raise',
+    'wrap' or 'clip' for out-of-range indices). ``a`` must be a writable tensor."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"xa.put: a must be a tensor, got {type(a).__name__}")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"xa.put: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    idx = np.asarray(ind, dtype=np.int64).reshape(-1)
+    vals = np.asarray(v).reshape(-1)
+    if idx.size == 0:
+        return None
+    if vals.size == 0:
+        raise ValueError("xa.put: cannot put an empty sequence of values")
+    n = a.size
+    if mode == "wrap":
+        idx = idx % n if n else idx
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    elif n == 0 or idx.min() < -n or idx.max() >= n:
+        bad = idx[(idx < -n) | (idx >= n)][0] if n else idx[0]
+        raise IndexError(f"xa.put: index {int(bad)} is out of bounds for size {n}")
+    vals = np.resize(vals, idx.size)
+    whole = a.copy().reshape((n,))           # (a's own layout may be any: write it back)
+    whole[asarray(idx)] = asarray(vals.astype(a.dtype, copy=False))
+    a[...] = whole.reshape(tuple(a.shape))
+    return None
+
+
+def put_along_axis(arr, indices, values, axis):
+    """NumPy's put_along_axis: arr[..., indices[..., i, ...], ...] = values in place
+    (the indices' and values' other dims broadcast as NumPy's)."""
+    if not isinstance(arr, Tensor):
+        raise TypeError(f"xa.put_along_axis: arr must be a tensor, got {type(arr).__name__}")
+    ind = np.asarray(indices)
+    if ind.dtype.kind not in "iu":
+        raise IndexError("xa.put_along_axis: indices must be an integer array")
+    if axis is None:
+        flat = arr.reshape((arr.size,))
+        flat[asarray(ind.reshape(-1).astype(np.int64))] = values
+        return None
+    if ind.ndim != arr.ndim:
+        raise ValueError(f"xa.put_along_axis: indices (ndim {ind.ndim}) and arr (ndim "
+                         f"{arr.ndim}) must have the same number of dimensions")
+    ax = axis % arr.ndim
+    key = []
+    for d in range(arr.ndim):
+        if d == ax:
+            key.append(asarray(ind.astype(np.int64)))
+        else:
+            shp = [1] * arr.ndim
+            shp[d] = arr.shape[d]
+            key.append(asarray(np.arange(arr.shape[d], dtype=np.int64).reshape(shp)))
+    arr[tuple(key)] = values
+    return None
+
+
+def compress(condition, a, axis=None, out=None):
+    """NumPy's compress: the slices of ``a`` along ``axis`` (flattened: None) where the 1-D
+    ``condition`` is true (a shorter condition selects from the first slices only)."""
+    cond = np.asarray(condition, dtype=bool).reshape(-1)
+    x = asarray(a) if not isinstance(a, (Tensor,)) else a
+    if axis is None:
+        x = x.reshape((x.size,))
+        axis = 0
+    ax = normalize_axis(axis, x.ndim, "compress")
+    n = x.shape[ax]
+    if cond.size > n and cond[n:].any():
+        raise IndexError(f"xa.compress: index {int(np.flatnonzero(cond)[-1])} is out of "
+                         f"bounds for axis {ax} with size {n}")
+    picked = np.flatnonzero(cond[:n])
+    res = take(x, asarray(picked.astype(np.int64)), axis=ax)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """NumPy's choose: out[i] = choices[a[i]][i], a and every choice broadcast together
+    (mode 'raise', 'wrap' or 'clip' for indices outside [0, len(choices)))."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"xa.choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    idx = asarray(a) if not isinstance(a, Tensor) else a
+    opts = [asarray(c) if not isinstance(c, Tensor) else c for c in choices]
+    k = len(opts)
+    if KINDS[CODE_OF[idx.dtype]] not in "biu":
+        raise TypeError(f"xa.choose: a must hold integers, got {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if mode == "wrap":
+        idx = idx % k
+    elif mode == "clip":
+        idx = idx.clip(0, k - 1)
+    elif idx.size and (int(idx.min()) < 0 or int(idx.max()) >= k):
+        raise ValueError(f"xa.choose: invalid entry in choice array (indices must lie in "
+                         f"[0, {k}))")
+    shape = np.broadcast_shapes(tuple(idx.shape), *[tuple(c.shape) for c in opts])
+    dt = np.result_type(*[np.dtype(c.dtype) for c in opts])
+    stacked = stack([broadcast_to(c.astype(dt), shape) for c in opts], axis=0)
+    res = take_along_axis(stacked, broadcast_to(idx, shape).reshape((1,) + shape),
+                          axis=0).reshape(shape)
+    if out is not None:
+        out[...] = res
+        return out
+    return res

@@ -32,10 +32,14 @@ from xarr._bindings import sort as _sort
 from xarr._dispatch import register
 from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
 from xarr._graph import trace as _trace
-from xarr._graph.ir import Instruction, TensorType
+from xarr._graph.ir import Instruction, Module, TensorType
 from xarr._ops.elementwise import lax_apply, promote
+from xarr._ops import indexing as _indexing_ops
+from xarr._ops import structural as S
+from xarr._ops.conversion import asarray
 from xarr._ops.indexing import take_along
-from xarr._graph.trace import Traced, recorder
+from xarr._ops.reduction import _trace_scalar_computation, _vectorized
+from xarr._graph.trace import Traced, TracedComputation, recorder, trace_sub
 from xarr._ops.structural import apply, as_operand, defop, on_strided
 from xarr._registry import Op, register as register_op
 from xarr._tensor import Tensor
@@ -44,6 +48,7 @@ _S64 = CODE_OF[np.dtype(np.int64)]
 _F64 = CODE_OF[np.dtype(np.float64)]
 _C128 = CODE_OF[np.dtype(np.complex128)]
 _U8 = CODE_OF[np.dtype(np.uint8)]
+_PRED = CODE_OF[np.dtype(np.bool_)]
 
 
 # ------------------------------------------------------------------------ sort, argsort
@@ -69,7 +74,9 @@ def _permutation(keys, dimension, descending):
     return perm
 
 
-def _sort_impl(*operands, dimension, is_stable, num_keys, descending):
+def _sort_impl(*operands, dimension, is_stable, num_keys, descending, comparator=None):
+    if comparator is not None:
+        return _sort_by_comparator(operands, dimension, comparator)
     x = operands[0]
     if len(operands) == 1 and num_keys == 1 and KINDS[CODE_OF[x.dtype]] != "c":
         return _sort.sort_rows(x, dimension, None, True, False, is_stable, descending)[0]
@@ -78,7 +85,85 @@ def _sort_impl(*operands, dimension, is_stable, num_keys, descending):
     return outs[0] if len(outs) == 1 else outs
 
 
-def _sort_rule(types, dimension, is_stable, num_keys, descending):
+def _sort_by_comparator(operands, dimension, comp):
+    """Any comparator (a traced scalar computation of the 2N values lhs_0, rhs_0, ...,
+    true when lhs goes first): a bitonic network over the axis padded to a power of two,
+    each stage evaluating the comparator on whole arrays (reduction._vectorized) and
+    keeping, per position, its own values or its partner's. Ties (neither goes first) go
+    by position, and padding after everything, so the order is total and the result is
+    the stable sort. log2(n)(log2(n) + 1) / 2 stages: the general fallback, not fast."""
+    n = operands[0].shape[dimension]
+    if n <= 1:
+        return _copies(operands)
+    moved = [_move(x, dimension, x.ndim - 1) for x in operands]
+    size = 1
+    while size < n:
+        size *= 2
+    pad = size - n
+    rows = [_pad_last(x, pad) for x in moved]
+    shape = tuple(rows[0].shape)
+    pos = S.broadcast_in_dim(asarray(np.arange(size, dtype=np.int64)), shape,
+                             (len(shape) - 1,))
+    lane = np.arange(size)
+    k = 2
+    while k <= size:
+        j = k // 2
+        while j >= 1:
+            partner = asarray((lane ^ j).astype(np.int64))
+            other = [_indexing_ops.take(v, partner, axis=len(shape) - 1) for v in rows]
+            other_pos = _indexing_ops.take(pos, partner, axis=len(shape) - 1)
+            first = _before(comp, rows, other, pos, other_pos, n)
+            # keep own values where (own goes first) == (own place is the first of the
+            # pair in this block's direction)
+            place_first = asarray(((lane & j) == 0) == ((lane & k) == 0))
+            keep = lax_apply("eq", first, S.broadcast_in_dim(place_first, shape,
+                                                              (len(shape) - 1,)))
+            rows = [lax_apply("select", keep, a, b) for a, b in zip(rows, other)]
+            pos = lax_apply("select", keep, pos, other_pos)
+            j //= 2
+        k *= 2
+    outs = [_move(_first_along_last(v, n), v.ndim - 1, dimension) for v in rows]
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _before(comp, a, b, pos_a, pos_b, n):
+    """Whether a goes before b: the comparator, ties by position, padding last."""
+    ab = _vectorized(comp, [v for pair in zip(a, b) for v in pair])[0]
+    ba = _vectorized(comp, [v for pair in zip(b, a) for v in pair])[0]
+    tie = lax_apply("and", lax_apply("not", ab), lax_apply("not", ba))
+    by_pos = lax_apply("lt", pos_a, pos_b)
+    real_a, real_b = lax_apply("lt", pos_a, n), lax_apply("lt", pos_b, n)
+    first = lax_apply("or", ab, lax_apply("and", tie, by_pos))
+    # padding (positions >= n) after every element
+    return lax_apply("select", real_a, lax_apply("or", first, lax_apply("not", real_b)),
+                     lax_apply("and", lax_apply("not", real_b), by_pos))
+
+
+def _move(x, src, dst):
+    order = [d for d in range(x.ndim) if d != src]
+    order.insert(dst, src)
+    return S.transpose(x, tuple(order))
+
+
+def _first_along_last(x, m):
+    return S.slice(x, (0,) * x.ndim, tuple(x.shape[:-1]) + (m,))
+
+
+def _pad_last(x, pad):
+    if pad == 0:
+        return x
+    edge = _first_along_last(x, 1)
+    fill = S.broadcast_in_dim(edge.reshape(tuple(x.shape[:-1])), tuple(x.shape[:-1]) + (pad,),
+                              tuple(range(x.ndim - 1)))
+    return S.concatenate([x, fill], x.ndim - 1)
+
+
+def _copies(operands):
+    outs = tuple(x.copy() for x in operands)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _sort_rule(types, dimension, is_stable, num_keys, descending, comparator=None):
     dims = types[0].dims
     for k, t in enumerate(types):
         if t.dims != dims:
@@ -98,22 +183,23 @@ def _sort_text(instr):
     a = instr.attrs
     order = "gt" if a["descending"] else "lt"
     keys = f".keys{a['num_keys']}" if a["num_keys"] > 1 else ""
+    apply = instr.calls[0].name if instr.calls else f"%compare-{order}{keys}"
     return [f"dimensions={{{a['dimension']}}}",
-            f"is_stable={'true' if a['is_stable'] else 'false'}",
-            f"to_apply=%compare-{order}{keys}"]
+            f"is_stable={'true' if a['is_stable'] else 'false'}", f"to_apply={apply}"]
 
 
 register_op(Op("sort", "structural", rule=_sort_rule, impl=on_strided(_sort_impl),
                text=_sort_text))
 
 
-def _record_tuple(name, operands, rtype, attrs):
-    """Runs (eager) or records op ``name`` whose result may be a tuple."""
+def _record_tuple(name, operands, rtype, attrs, calls=()):
+    """Records op ``name`` (whose result may be a tuple) when an operand is traced; None
+    when all are concrete (the caller runs it)."""
     rec = recorder(operands)
     if rec is None:
         return None
     ins = [_trace.instr_of(rec, x, f"lax.{name}") for x in operands]
-    instr = rec.add(Instruction(name, ins, rtype, attrs))
+    instr = rec.add(Instruction(name, ins, rtype, attrs, list(calls)))
     if isinstance(rtype, TensorType):
         return Traced(instr)
     return tuple(Traced(rec.add(Instruction("get_tuple_element", [instr], t, {"index": k})))
@@ -126,22 +212,51 @@ def _type(x):
     return TensorType(CODE_OF[x.dtype], tuple(x.shape), None)
 
 
-def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False):
+def _comparator_of(fn, codes):
+    """(descending or None, traced computation or None) of a comparator fn(lhs_0, rhs_0,
+    lhs_1, rhs_1, ...) -> pred (the seed's argument order): lt / gt of operand 0's pair
+    is xarr's default order ascending / descending (the kernels); anything else runs as
+    the traced computation."""
+    parent = _trace.tracing()
+    if parent is None:
+        parent = TracedComputation("main", Module("sort"))
+    types = [TensorType(c, (), None) for c in codes for _ in (0, 1)]
+    sub, _, out_types = trace_sub(parent, fn, types, "compare", "lax.sort")
+    if len(out_types) != 1 or out_types[0].code != _PRED or out_types[0].dims:
+        raise TypeError(f"lax.sort: the comparator must return one pred scalar, got "
+                        f"{', '.join(XLA_NAMES[t.code] + str(list(t.dims)) for t in out_types)}")
+    root, params = sub.root, sub.parameters
+    if root.op in ("lt", "gt") and len(root.operands) == 2 and \
+            root.operands[0] is params[0] and root.operands[1] is params[1]:
+        return root.op == "gt", None
+    return None, sub
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False,
+         comparator=None):
     """Sort (seed 004) with xarr's default comparator, as jax.lax.sort: ``operand`` a
     tensor or a sequence of N tensors of one shape, sorted along ``dimension`` by the
     first ``num_keys`` operands (lexicographically; the others move with them). Ascending,
     NaNs last, -0.0 == +0.0 (``descending=True``: the reverse order). ``is_stable``: equal
-    keys keep their order. Returns a tensor, or a tuple for a sequence."""
+    keys keep their order. ``comparator`` (the seed's): fn(lhs_0, rhs_0, lhs_1, rhs_1,
+    ...) -> pred, true when lhs goes first; lt / gt of operand 0 run on the kernels, any
+    other is traced and runs as a stable comparison network (slow, general).
+    Returns a tensor, or a tuple for a sequence."""
     single = not isinstance(operand, (tuple, list))
     ops = [as_operand(x) for x in ([operand] if single else operand)]
     if not ops:
         raise ValueError("lax.sort: needs at least one operand")
     num_keys = operator.index(num_keys)
     dimension = normalize_axis(operator.index(dimension), ops[0].ndim, "sort", "lax")
+    comp = None
+    if comparator is not None:
+        known, comp = _comparator_of(comparator, [CODE_OF[x.dtype] for x in ops])
+        if known is not None:
+            descending, num_keys = known, 1
     attrs = {"dimension": dimension, "is_stable": bool(is_stable), "num_keys": num_keys,
-             "descending": bool(descending)}
+             "descending": bool(descending), "comparator": comp}
     rtype = _sort_rule([_type(x) for x in ops], **attrs)
-    out = _record_tuple("sort", ops, rtype, attrs)
+    out = _record_tuple("sort", ops, rtype, attrs, [comp] if comp is not None else [])
     if out is None:
         out = _sort_impl(*[_tensor.strided(x) for x in ops], **attrs)
     if single:
