@@ -141,5 +141,19 @@ def test_interp_bad_arguments():
         xa.interp(x, [0.0, 1.0], [1.0, 2.0], left=1j)          # NumPy: float(1j) raises
     with pytest.raises(TypeError, match="cannot cast x"):
         xa.interp(xa.asarray([0.5j]), [0.0, 1.0], [1.0, 2.0])
-    with pytest.raises(NotImplementedError, match="period"):
-        xa.interp(x, [0.0, 1.0], [1.0, 2.0], period=1.0)
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        xa.interp(x, [0.0, 1.0], [1.0, 2.0], period=0)
+
+
+@pytest.mark.parametrize("fp_dtype", [np.float64, np.complex128])
+def test_interp_period_as_numpy(fp_dtype):
+    """period=: x and xp modulo the period, xp sorted (the sort family's argsort), one
+    point added each side; NumPy's bits (its own example among the points)."""
+    rng = np.random.default_rng(12)
+    x = np.concatenate([[-180, -170, -185, 185, -10, -5, 0, 365], rng.uniform(-720, 720, 50)])
+    xp = np.array([190.0, -190.0, 350.0, -350.0, 10.0])
+    fp = (np.array([5.0, 10.0, 3.0, 4.0, 7.0]) * (1 + 1j if fp_dtype == np.complex128
+                                                  else 1)).astype(fp_dtype)
+    for period in (360, -360.0, 100.5):
+        assert_same(xa.interp(xa.asarray(x), xp, fp, period=period),
+                    np.interp(x, xp, fp, period=period))
