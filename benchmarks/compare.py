@@ -256,7 +256,8 @@ def sort_rows(t, jx):
     """Issue 16's sorts: 16M f32 / i32 / f64 (goal 1.5x NumPy and 250 Melem/s for 4-byte
     keys), stable sort and argsort of 16M f32 (3x NumPy, 100 Melem/s), 4096 rows of 4096
     f32 (2x NumPy), a 2-operand lax.sort with num_keys=1 (3x jax.jit), against NumPy,
-    torch.sort and jax.jit."""
+    torch.sort and jax.jit; median and percentile of 16M f32 (1.5x NumPy), unique of 16M
+    i32 with 1M distinct values (2x NumPy)."""
     rng = np.random.default_rng(16)
     n = 16 * 1024 * 1024
     f32 = rng.standard_normal(n).astype(np.float32)
@@ -264,27 +265,34 @@ def sort_rows(t, jx):
     f64 = rng.standard_normal(n)
     rows = rng.standard_normal((4096, 4096)).astype(np.float32)
     k1, v1 = rng.standard_normal(1 << 20).astype(np.float32), np.arange(1 << 20, dtype=np.int32)
-    x32, xi, x64, xr, xk, xv = (xa.asarray(v) for v in (f32, i32, f64, rows, k1, v1))
+    dist = rng.integers(0, 1 << 20, n, dtype=np.int32)
+    x32, xi, x64, xr, xk, xv, xdist = (xa.asarray(v) for v in (f32, i32, f64, rows, k1, v1,
+                                                               dist))
     few = lambda fn: best(fn, 3)  # noqa: E731  (seconds-long NumPy sorts)
     if torch is not None:
-        t32, ti, t64, tr = (torch.from_numpy(v) for v in (f32, i32, f64, rows))
+        t32, ti, t64, tr, tdist = (torch.from_numpy(v) for v in (f32, i32, f64, rows, dist))
         t.update({"sort_f32": lambda: torch.sort(t32), "sort_i32": lambda: torch.sort(ti),
                   "sort_f64": lambda: torch.sort(t64),
                   "sort_stable_f32": lambda: torch.sort(t32, stable=True),
                   "sort_argsort_f32": lambda: torch.sort(t32, stable=True)[1],
-                  "sort_rows": lambda: torch.sort(tr, dim=-1)})
+                  "sort_rows": lambda: torch.sort(tr, dim=-1),
+                  "sort_unique": lambda: torch.unique(tdist, sorted=True)})
     if jax is not None:
         j32, ji, j64, jr, jk, jv = (jnp.asarray(v) for v in (f32, i32, f64, rows, k1, v1))
         jsort = jax.jit(jnp.sort)
         jrows = jax.jit(lambda v: jnp.sort(v, axis=-1))
         jarg = jax.jit(lambda v: jnp.argsort(v, stable=True))
         jkv = jax.jit(lambda k, v: jax.lax.sort((k, v), num_keys=1))
+        jmed = jax.jit(jnp.median)
+        jpct = jax.jit(lambda v: jnp.percentile(v, 90))
         jx.update({"sort_f32": lambda: jsort(j32).block_until_ready(),
                    "sort_i32": lambda: jsort(ji).block_until_ready(),
                    "sort_f64": lambda: jsort(j64).block_until_ready(),
                    "sort_argsort_f32": lambda: jarg(j32).block_until_ready(),
                    "sort_rows": lambda: jrows(jr).block_until_ready(),
-                   "sort_lax2": lambda: jkv(jk, jv)[1].block_until_ready()})
+                   "sort_lax2": lambda: jkv(jk, jv)[1].block_until_ready(),
+                   "sort_median": lambda: jmed(j32).block_until_ready(),
+                   "sort_percentile": lambda: jpct(j32).block_until_ready()})
     return [
         ("sort_f32", "sort 16M f32", lambda: np.sort(f32), lambda: xa.sort(x32, stable=False),
          few, None),
@@ -300,6 +308,12 @@ def sort_rows(t, jx):
         ("sort_lax2", "lax.sort (keys f32, values i32) 1M, num_keys=1",
          lambda: v1[np.argsort(k1, kind="stable")],
          lambda: xa.lax.sort((xk, xv), num_keys=1), few, None),
+        ("sort_median", "median 16M f32", lambda: np.median(f32), lambda: xa.median(x32),
+         few, None),
+        ("sort_percentile", "percentile 90 of 16M f32", lambda: np.percentile(f32, 90),
+         lambda: xa.percentile(x32, 90), few, None),
+        ("sort_unique", "unique 16M i32 (1M distinct)", lambda: np.unique(dist),
+         lambda: xa.unique(xdist), few, None),
     ]
 
 

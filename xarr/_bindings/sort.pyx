@@ -15,7 +15,7 @@ from xarr._tensor cimport F_C_CONTIG, Tensor, alloc_tensor, as_strided, copy_den
 from xarr._dtypes import DTYPES
 
 cdef extern from "kernels/sort/sort.h" namespace "xarr" nogil:
-    int kSortMaxDims, kSortUnknownDtype, kSortRowTooLong
+    int kSortMaxDims, kSortUnknownDtype, kSortRowTooLong, kSortBadArgument
     cdef cppclass SortRowsProblem:
         int dtype, ndim
         int64_t dims[32]
@@ -34,6 +34,8 @@ cdef extern from "kernels/sort/sort.h" namespace "xarr" nogil:
         int64_t index_step
         int stable, descending
     int sort_rows_run "xarr::sort_rows"(const SortRowsProblem& p) except +
+    int partition_rows_run "xarr::partition_rows"(const SortRowsProblem& p,
+                                                  const int64_t* kth, int nk) except +
 
 assert kSortMaxDims >= kMaxDims
 
@@ -99,6 +101,45 @@ def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_in
     if rc == kSortRowTooLong:
         raise ValueError(f"sort: rows of {p.n} elements are beyond the kernel's 2**32 - 1")
     return values, index
+
+
+def partition_rows(Tensor keys, int axis, kth):
+    """A new row-major tensor: keys partitioned along ``axis`` around the ascending
+    offsets ``kth`` (NumPy's partition; sort.h partition_rows): each kth holds what a
+    sort puts there, smaller keys before, larger after, NaNs last."""
+    cdef Tensor k = as_strided(keys)
+    cdef SortRowsProblem p
+    cdef int64_t ks[256]
+    cdef int nk = len(kth), i, d, j = 0, rc
+    if not 0 <= axis < k._ndim:
+        raise ValueError(f"partition: axis {axis} is out of range for shape {k._shape}")
+    if nk > 256:
+        raise ValueError(f"partition: at most 256 kth at once, got {nk}")
+    for i in range(nk):
+        ks[i] = kth[i]
+    cdef Tensor values = alloc_tensor(k._dtype, k._ndim, k._dims, None, False)
+    p.dtype = k._dtype
+    p.ndim = k._ndim - 1
+    p.n = k._dims[axis]
+    for d in range(k._ndim):
+        if d != axis:
+            p.dims[j] = k._dims[d]
+            j += 1
+    p.keys = k._data
+    _row_strides(k, axis, p.key_outer, &p.key_step)
+    p.perm = NULL
+    p.index = NULL
+    p.values = values._data
+    _row_strides(values, axis, p.value_outer, &p.value_step)
+    p.stable = 0
+    p.descending = 0
+    with nogil:
+        rc = partition_rows_run(p, ks, nk)
+    if rc == kSortUnknownDtype:
+        raise TypeError(f"partition: no kernel for dtype {DTYPES[k._dtype]}")
+    if rc == kSortBadArgument:
+        raise ValueError(f"partition: kth {list(kth)} must ascend within [0, {p.n})")
+    return values
 
 
 cdef extern from "kernels/sort/searchsorted.h" namespace "xarr" nogil:

@@ -110,14 +110,17 @@ def _kth(kth, n, fn):
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """NumPy's partition: a copy with the element at each ``kth`` position where a sort
-    would put it, smaller ones before and larger after (xarr returns the sorted copy,
-    which meets that contract)."""
+    would put it, smaller ones before and larger after (a selection: the sort family's
+    quickselect on its vector partitions)."""
     if kind != "introselect":
         raise ValueError(f"xa.partition: kind must be 'introselect', got {kind!r}")
     _kind_check(None, order, "partition")
     a, axis = _flat_or_axis(a, axis, "partition")
-    _kth(kth, a.shape[axis], "partition")
-    return _sorting.sort(a, axis, True)
+    n = a.shape[axis]
+    _kth(kth, n, "partition")
+    if n == 0:
+        return a.copy()
+    return _sorting.partition(a, axis, [k % n for k in np.atleast_1d(kth).tolist()])
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):

@@ -2,9 +2,10 @@
 ``percentile``, ``quantile`` (NumPy's 13 methods), ``bincount``, ``histogram``,
 ``histogram2d``, ``digitize``.
 
-Order statistics sort along the axis (the sort kernel; a full sort meets NumPy's
-selection contract, and on 2 cores beats NumPy's introselect, see docs/performance.md),
-then take the one or two neighbours each quantile needs and interpolate with NumPy's
+Order statistics select along the axis (the sort family's partition: quickselect on its
+vector partitions, for the positions the quantiles need and the last one, where a NaN
+would sort; nanmedian sorts, as its middle depends on the NaNs), then take the one or
+two neighbours each quantile needs and interpolate with NumPy's
 formulas in NumPy's order (_lerp: a + (b - a) t, or b - (b - a)(1 - t) for t >= 0.5), so
 float64 results are NumPy's bits. NaN in a slice makes its statistic NaN (nanmedian:
 NaNs are left out). Eager, under xa.jit and in xa.lazy (the neighbours' positions depend
@@ -92,6 +93,8 @@ def _lerp(a, b, t):
     """NumPy's _lerp: a + (b - a) t, and b - (b - a)(1 - t) where t >= 0.5 (tensors a, b;
     t a NumPy array broadcasting against them)."""
     diff = b - a                      # (in the elements' dtype, as NumPy's subtract)
+    if isinstance(t, float):          # a weak Python float: the elements' dtype stays
+        return b - diff * (1 - t) if t >= 0.5 else a + diff * t
     tt = asarray(np.asarray(t))
     return U.where(asarray(np.asarray(t) >= 0.5), b - diff * (1 - tt), a + diff * tt)
 
@@ -107,10 +110,10 @@ def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
     x = as_operand(a)
     if KINDS[CODE_OF[x.dtype]] == "c":
         raise TypeError(f"xa.{fn}: a must be real, got {x.dtype}")
-    # NumPy's: a Python float q on a float array is taken in the array's dtype (the
-    # virtual indices are computed in float16 / float32 then)
-    scalar_q = isinstance(q, (int, float)) and KINDS[CODE_OF[x.dtype]] == "f"
-    qa = np.asarray(q, np.dtype(x.dtype) if scalar_q else np.float64)
+    # NumPy's (2.4): a Python number q is weak - the virtual index is float64, and the
+    # interpolation weight a Python float, so a float32 array interpolates in float32
+    scalar_q = isinstance(q, (int, float))
+    qa = np.asarray(q, np.float64)
     if np.any(qa < 0) or np.any(qa > 1) or np.any(qa != qa):
         raise ValueError(f"xa.{fn}: quantiles must be in the range [0, 1]")
     out_dt = _result_dtype(x, np.asarray(q) if not np.isscalar(q) else q)
@@ -131,15 +134,18 @@ def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
         raise IndexError(f"xa.{fn}: cannot take a quantile of an empty axis")
     flat = permute_dims(x, tuple(rest) + axes) if x.ndim else x
     flat = flat.reshape(tuple(x.shape[d] for d in rest) + (n,))
-    srt = _sorting.sort(flat, flat.ndim - 1, False)
     last = flat.ndim - 1
     if True:   # (one branch: the neighbours of every q)
         lo, hi, t = _virtual_index(n, qa.reshape(-1), method)
+        # a selection of the neighbours (and of the last place: a NaN sorts there)
+        srt = _sorting.partition(flat, last, sorted(set(lo.tolist()) | set(hi.tolist()) |
+                                                    {n - 1}))
         a_lo = _indexing.take(srt, asarray(lo), axis=last)
         if method in _SELECTING:
             res = a_lo
         else:
-            res = _lerp(a_lo, _indexing.take(srt, asarray(hi), axis=last), t)
+            res = _lerp(a_lo, _indexing.take(srt, asarray(hi), axis=last),
+                        float(t[0]) if scalar_q else t)
         if KINDS[CODE_OF[x.dtype]] == "f":
             top = srt[..., n - 1:n]
             res = U.where(U.isnan(top), np.nan, res)
@@ -208,8 +214,12 @@ def _median(a, axis, keepdims, nan_policy, fn):
         res = asarray(np.full(outer, np.nan, out_dt))
         return res.reshape(keep_shape) if keepdims else res
     flat = permute_dims(x, tuple(rest) + axes) if x.ndim else x
-    srt = _sorting.sort(flat.reshape(outer + (n,)), len(outer), False)
+    flat = flat.reshape(outer + (n,))
     is_float = KINDS[CODE_OF[x.dtype]] == "f"
+    if nan_policy == "omit" and is_float:   # (where the middle is depends on the NaNs)
+        srt = _sorting.sort(flat, len(outer), False)
+    else:                                   # a selection of the middle and the last place
+        srt = _sorting.partition(flat, len(outer), sorted({(n - 1) // 2, n // 2, n - 1}))
     if nan_policy == "omit" and is_float:
         # NumPy's nanmedian along an axis shorter than 600 of a 2-D+ array is a masked
         # median: (s[low] + s[high]) / 2 in the float dtype even when low == high

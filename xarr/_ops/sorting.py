@@ -301,6 +301,39 @@ def argsort(operand, dimension=-1, is_stable=True, descending=False):
                  descending=bool(descending))
 
 
+def _partition_rule(types, dimension, kth):
+    (t,) = types
+    if not 0 <= dimension < len(t.dims):
+        raise ValueError(f"partition: dimension {dimension} is out of range for rank "
+                         f"{len(t.dims)}")
+    n = t.dims[dimension]
+    if any(not 0 <= k < n for k in kth) or list(kth) != sorted(set(kth)):
+        raise ValueError(f"partition: kth {kth} must be distinct, ascending, in [0, {n})")
+    return TensorType(t.code, t.dims, None)
+
+
+def _partition_impl(x, dimension, kth):
+    if KINDS[CODE_OF[x.dtype]] == "c" or len(kth) > 256 or not kth:
+        return _sort_impl(x, dimension=dimension, is_stable=False, num_keys=1,
+                          descending=False)
+    return _sort.partition_rows(x, dimension, list(kth))
+
+
+defop("partition", _partition_rule, _partition_impl,
+      text=lambda attrs: [f"dimensions={{{attrs['dimension']}}}",
+                          f"kth={{{','.join(map(str, attrs['kth']))}}}"])
+
+
+def partition(operand, dimension, kth):
+    """NumPy's partition along ``dimension``: for each offset of ``kth`` (ints in [0, n),
+    any order, repeats allowed) the element a sort puts there, smaller ones before and
+    larger after (NaNs last); a selection on the vector partitions, not a sort."""
+    x = as_operand(operand)
+    dimension = normalize_axis(operator.index(dimension), x.ndim, "partition", "lax")
+    ks = tuple(sorted({operator.index(k) for k in kth}))
+    return apply("partition", [x], dimension=dimension, kth=ks)
+
+
 def top_k(operand, k):
     """jax.lax.top_k: the ``k`` largest entries along the last axis, largest first, and
     their int32 indices (equal values: the lower index first). NaN counts as the largest,

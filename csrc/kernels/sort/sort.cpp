@@ -518,6 +518,44 @@ template <class U, int kKind> struct RowSorter {
   }
 };
 
+// partition_rows for one key width: rows over threads, each row's images selected.
+template <class U, int kKind>
+int partition_typed(const SortRowsProblem& p, const KeyCodec& kc, const int64_t* kth, int nk) {
+  const int64_t n = p.n;
+  int64_t rows = 1;
+  for (int d = 0; d < p.ndim; ++d) rows *= p.dims[d];
+  if (rows == 0 || n == 0) return 0;
+  const Codec<U, kKind> codec(kc.mant);
+  const int threads = rows * n < kParallelMinElements ? 1 : get_num_threads();
+  parallel_for_dynamic(threads, rows, 1, [&] {
+    return Scratch<U>(2 * lined(n, sizeof(U)) + nk);
+  }, [&](Scratch<U>& s, int64_t row) {
+    const char* keys = p.keys;
+    char* values = p.values;
+    for (int d = p.ndim - 1; d >= 0; --d) {
+      const int64_t i = row % p.dims[d];
+      row /= p.dims[d];
+      keys += i * p.key_outer[d];
+      values += i * p.value_outer[d];
+    }
+    U* a = s.data();
+    for (int64_t i = 0; i < n; ++i)
+      a[i] = codec.image(*reinterpret_cast<const U*>(keys + i * p.key_step), true);
+    if constexpr (sizeof(U) >= 4) {
+      int64_t ks[256];
+      std::copy(kth, kth + nk, ks);
+      if constexpr (sizeof(U) == 4) sort_table().select_u32(a, n, ks, nk);
+      else sort_table().select_u64(a, n, ks, nk);
+    } else {
+      U* r = lsd_sort<U, U>(a, a + lined(n, sizeof(U)), n, 8 * sizeof(U));
+      if (r != a) std::copy(r, r + n, a);
+    }
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<U*>(values + i * p.value_step) = codec.bits_of(a[i]);
+  });
+  return 0;
+}
+
 template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const KeyCodec& kc) {
   const int64_t n = p.n;
   int64_t rows = 1;
@@ -560,6 +598,15 @@ template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const Key
   return 0;
 }
 
+template <class U>
+int partition_kind(const SortRowsProblem& p, const KeyCodec& kc, const int64_t* kth, int nk) {
+  switch (kc.kind) {
+    case kUnsignedKey: return partition_typed<U, kUnsignedKey>(p, kc, kth, nk);
+    case kSignedKey: return partition_typed<U, kSignedKey>(p, kc, kth, nk);
+    default: return partition_typed<U, kFloatKey>(p, kc, kth, nk);
+  }
+}
+
 template <class U> int sort_kind(const SortRowsProblem& p, const KeyCodec& kc) {
   switch (kc.kind) {
     case kUnsignedKey: return sort_typed<U, kUnsignedKey>(p, kc);
@@ -569,6 +616,20 @@ template <class U> int sort_kind(const SortRowsProblem& p, const KeyCodec& kc) {
 }
 
 }  // namespace
+
+int partition_rows(const SortRowsProblem& p, const int64_t* kth, int nk) {
+  if (nk > 256) return kSortBadArgument;   // (callers pass a few; a sort beyond that)
+  for (int i = 0; i < nk; ++i)
+    if (kth[i] < 0 || kth[i] >= p.n || (i && kth[i] <= kth[i - 1])) return kSortBadArgument;
+  const KeyCodec kc = codec_of(p.dtype);
+  switch (kc.bytes) {
+    case 1: return partition_kind<uint8_t>(p, kc, kth, nk);
+    case 2: return partition_kind<uint16_t>(p, kc, kth, nk);
+    case 4: return partition_kind<uint32_t>(p, kc, kth, nk);
+    case 8: return partition_kind<uint64_t>(p, kc, kth, nk);
+    default: return kSortUnknownDtype;
+  }
+}
 
 int sort_rows(const SortRowsProblem& p) {
   const KeyCodec kc = codec_of(p.dtype);

@@ -36,6 +36,7 @@ namespace xarr {
 constexpr int kSortMaxDims = 32;
 constexpr int kSortUnknownDtype = 1;
 constexpr int kSortRowTooLong = 2;   // rows of 2^32 or more elements are not supported
+constexpr int kSortBadArgument = 3;  // partition: kth not ascending in [0, n), or > 256
 
 struct SortRowsProblem {
   int dtype = 0;
@@ -59,11 +60,22 @@ struct SortRowsProblem {
 
 int sort_rows(const SortRowsProblem& p);
 
+// partition_rows(p, kth, nk): NumPy's partition of every row (values out; p.index, p.perm,
+// p.stable and p.descending must be unset): for each of the nk ascending offsets kth (in
+// [0, n); at most 256), values[k] is what a sort puts there, with smaller keys before it
+// and larger after (NaNs last). A selection (quickselect on the ISA's vector partitions), not a
+// sort, for 4- and 8-byte keys; a radix sort for 1- and 2-byte keys.
+int partition_rows(const SortRowsProblem& p, const int64_t* kth, int nk);
+
 // Per ISA: an in-place ascending sort of n unsigned keys (the reference: std::sort; the
 // vector ISAs: a quicksort with vector partitions and sorting networks, sort_kernels.h).
+// select_*(a, n, kth, nk): NumPy's partition of n keys around the nk ascending offsets
+// kth (a[k] as sorted, smaller keys before, larger after; kth is used as scratch).
 struct SortTable {
   void (*u32)(uint32_t* a, int64_t n) = nullptr;
   void (*u64)(uint64_t* a, int64_t n) = nullptr;
+  void (*select_u32)(uint32_t* a, int64_t n, int64_t* kth, int nk) = nullptr;
+  void (*select_u64)(uint64_t* a, int64_t n, int64_t* kth, int nk) = nullptr;
 };
 XARR_DECLARE_ISA_FILLS(SortTable, fill_sort)
 

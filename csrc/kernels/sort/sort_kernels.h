@@ -259,6 +259,55 @@ template <class V> struct Quicksort {
     for (int64_t m = n; m > 1; m >>= 1) depth += 2;
     sort(a, n, depth);
   }
+
+  // Selection (NumPy's partition): afterwards a[k] holds what a sort would put there for
+  // every k of kth[0..nk) (ascending, offsets into a), smaller keys before it and larger
+  // after. Quickselect on the same partitions: only the sides holding a k go on; a range
+  // of at most kBlock keys is sorted in registers.
+  static void select(U* a, int64_t n, int64_t* kth, int nk, int depth) {
+    while (nk > 0 && n > kBlock) {
+      if (depth-- <= 0) {
+        heap_sort(a, n);
+        return;
+      }
+      const U pivot = pivot_of(a, n);
+      int64_t k = partition(a, n, pivot, false);
+      if (k == 0) {            // the pivot is the minimum: its copies go left, done
+        k = partition(a, n, pivot, true);
+        int skip = 0;
+        while (skip < nk && kth[skip] < k) ++skip;
+        a += k;
+        n -= k;
+        kth += skip;
+        nk -= skip;
+        for (int i = 0; i < nk; ++i) kth[i] -= k;
+        continue;
+      }
+      int left = 0;            // kths below k go left
+      while (left < nk && kth[left] < k) ++left;
+      if (left > 0 && left < nk) {
+        select(a, k, kth, left, depth);
+        for (int i = left; i < nk; ++i) kth[i] -= k;
+        a += k;
+        n -= k;
+        kth += left;
+        nk -= left;
+      } else if (left == nk) {
+        n = k;
+      } else {
+        for (int i = 0; i < nk; ++i) kth[i] -= k;
+        a += k;
+        n -= k;
+      }
+    }
+    if (nk > 0) small_sort(a, n);
+  }
+
+  static void select_run(U* a, int64_t n, int64_t* kth, int nk) {
+    int depth = 8;
+    for (int64_t m = n; m > 1; m >>= 1) depth += 2;
+    select(a, n, kth, nk, depth);
+  }
 };
 
 }  // namespace sort_detail
