@@ -294,3 +294,27 @@ def test_comparator_sorts_against_python_sorted():
     assert "to_apply=compare" in f.lower(xa.asarray(rows)).as_text()
     with pytest.raises(TypeError, match="comparator must return one pred scalar"):
         xa.lax.sort(xa.asarray(a), comparator=lambda x, y: x - y)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dt", [np.float32, np.int64, np.uint32, np.float64, np.int16])
+def test_every_isa_selection_against_a_sort(isa, dt, restore_isa):
+    """NumPy's partition contract on each ISA's quickselect (std::nth_element the
+    reference): every kth holds the sorted element, smaller before and larger after, and
+    the row is a permutation; hard inputs, NaNs included."""
+    rng = np.random.default_rng(13)
+    CORE.set_isa(isa)
+    for n in (1, 7, 255, 256, 257, 1000, 20000):
+        for a in _hard_inputs(n, dt, rng):
+            if np.dtype(dt).kind == "f" and n > 3:
+                a = a.copy()
+                a[rng.integers(0, n, 2)] = np.nan
+            ks = sorted({int(k) for k in rng.integers(0, n, 4)} | {n - 1})
+            got = np.asarray(xa.partition(xa.asarray(a), ks))
+            srt = np.sort(a)
+            assert_same(np.sort(got), srt, zero_sign=False)
+            for k in ks:
+                assert_same(got[k:k + 1], srt[k:k + 1], zero_sign=False)
+                lo, hi = got[:k], got[k + 1:]
+                if not np.isnan(got[k]):
+                    assert np.all(lo <= got[k]) and np.all((hi >= got[k]) | np.isnan(hi))

@@ -24,6 +24,7 @@ from xarr._axes import normalize_axis
 from xarr._dtypes import CODE_OF, KINDS
 from xarr._numpy import ufuncs as U
 from xarr._numpy.manipulation import moveaxis, permute_dims
+from xarr._ops import gather as _gather
 from xarr._ops import indexing as _indexing
 from xarr._ops import sorting as _sorting
 from xarr._ops.conversion import asarray
@@ -253,7 +254,6 @@ def _to_out(res, out):
 def bincount(x, weights=None, minlength=0):
     """NumPy's bincount: counts (or weight sums, float64) of the non-negative ints in x,
     of length max(x) + 1 or minlength (a scatter-add into the bins)."""
-    from xarr import lax   # noqa: E402  (xarr.lax assembles layer 4; this is layer 4 too)
     t = as_operand(x)
     if t.ndim != 1:
         raise ValueError(f"xa.bincount: x must be 1-D, got shape {tuple(t.shape)}")
@@ -266,18 +266,18 @@ def bincount(x, weights=None, minlength=0):
     if t.size and int(t64.min()) < 0:
         raise ValueError("xa.bincount: x must not hold negative values")
     n = max(int(t64.max()) + 1 if t.size else 0, minlength)
-    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dn = _gather.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
     if weights is None:
         zeros = asarray(np.zeros(n, np.int64))
         ones = asarray(np.ones(t.size, np.int64))
-        return lax.scatter_add(zeros, t64.reshape((t.size, 1)), ones, dn)
+        return _gather.scatter_add(zeros, t64.reshape((t.size, 1)), ones, dn)
     w = as_operand(weights)
     if tuple(w.shape) != tuple(t.shape):
         raise ValueError(f"xa.bincount: weights shape {tuple(w.shape)} must match x's "
                          f"{tuple(t.shape)}")
     wdt = np.complex128 if KINDS[CODE_OF[w.dtype]] == "c" else np.float64
-    return lax.scatter_add(asarray(np.zeros(n, wdt)), t64.reshape((t.size, 1)),
+    return _gather.scatter_add(asarray(np.zeros(n, wdt)), t64.reshape((t.size, 1)),
                            w.astype(wdt), dn)
 
 
