@@ -212,6 +212,9 @@ void take_rows(const IndexedWindows& p, const WindowDims& w, int64_t batches, in
   const int64_t row = w.n ? p.window[rd] : 1;
   const int64_t ros = w.n ? p.operand_strides[rd] : 0, rds = w.n ? p.window_dense[rd] : 0;
   const bool fill_mode = p.mode == kGatherFill;
+  // the bytes of a row to prefetch: all its lines when it is contiguous (up to 1 KiB)
+  const int64_t row_bytes = ros == static_cast<int64_t>(sizeof(T)) ?
+      std::min<int64_t>(row * static_cast<int64_t>(sizeof(T)), 1024) : 1;
   auto at = [&](int64_t b, bool* out) {
     int64_t v;
     std::memcpy(&v, p.indices + b * bi, sizeof v);
@@ -220,9 +223,10 @@ void take_rows(const IndexedWindows& p, const WindowDims& w, int64_t batches, in
   };
   split_items(nt, batches, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
-      if (b + kAhead < b1) {
+      if (b + kAhead < b1) {   // every line of the row kAhead further on
         bool ignored;
-        __builtin_prefetch(p.operand + at(b + kAhead, &ignored) * stride);
+        const char* ahead = p.operand + at(b + kAhead, &ignored) * stride;
+        for (int64_t l = 0; l < row_bytes; l += 64) __builtin_prefetch(ahead + l);
       }
       bool out;
       const int64_t v = at(b, &out);
