@@ -1,5 +1,5 @@
 """A short tour of xarr: layouts, broadcasting, elementwise math, the lazy graph,
-contractions and convolutions, and measured speed.
+contractions and convolutions, sorting and gathers, and measured speed.
 
 Run it with ``xarr-tour`` (or ``python -m xarr.tour`` outside the source tree).
 """
@@ -144,6 +144,15 @@ def main():
     print("lax.conv of a 4x4 of ones with a 3x3 of ones, SAME (window sums):",
           xa.lax.conv(xa.ones((1, 1, 4, 4)), xa.ones((1, 1, 3, 3)), (1, 1), "SAME")[0, 0]
           .tolist())
+    v = xa.asarray([3.0, float("nan"), -0.0, 1.0, 0.0])
+    print("sort([3, nan, -0.0, 1, 0.0]) =", xa.sort(v).tolist(), " argsort =",
+          xa.argsort(v).tolist(), "(NaN last, the zeros in their order)")
+    rows_dn = xa.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                            start_index_map=(0,))
+    print("lax.gather rows [2, 0] of m:", xa.lax.gather(m, xa.asarray([[2], [0]]), rows_dn,
+                                                     (1, 2)).tolist(),
+          "  zeros(4).at[[1, 1, 3]].add(1) =",
+          xa.zeros(4).at[xa.asarray([1, 1, 3])].add(1.0).tolist())
 
     section("7. Measured against NumPy on this machine")
     n = 16 * 1024 * 1024
@@ -194,6 +203,10 @@ def main():
     time.sleep(0.2)   # NumPy's BLAS threads spin ~80 ms after its einsum, on our cores
     rows.append(("conv 3x3 SAME 8x32x56x56 f32", t_np,
                  best_time(lambda: xa.lax.conv(txc, twc, (1, 1), "SAME"), 3)))
+    rows.append(("sort 16M f32", best_time(lambda: np.sort(na), 2),
+                 best_time(lambda: xa.sort(ta, stable=False), 3)))
+    rows.append(("median 16M f32", best_time(lambda: np.median(na), 2),
+                 best_time(lambda: xa.median(ta), 3)))
     s1, s2 = rng.random(100, dtype=np.float32), rng.random(100, dtype=np.float32)
     t1, t2 = xa.asarray(s1), xa.asarray(s2)
     rows.append(("x + y, 100 f32 (per call)", per_call(lambda: s1 + s2),
