@@ -50,6 +50,22 @@ cdef void _row_strides(Tensor t, int axis, int64_t* outer, int64_t* step):
             j += 1
 
 
+cdef void _rows_of(SortRowsProblem* p, Tensor k, int axis):
+    """The rows of k along axis: dtype, outer dims, length, keys and their strides (no
+    perm)."""
+    cdef int d, j = 0
+    p.dtype = k._dtype
+    p.ndim = k._ndim - 1
+    p.n = k._dims[axis]
+    for d in range(k._ndim):
+        if d != axis:
+            p.dims[j] = k._dims[d]
+            j += 1
+    p.keys = k._data
+    _row_strides(k, axis, p.key_outer, &p.key_step)
+    p.perm = NULL
+
+
 def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_index,
               bint stable, bint descending):
     """(values, index): keys sorted along ``axis`` (csrc/kernels/sort/sort.h sort_rows),
@@ -61,7 +77,7 @@ def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_in
     cdef Tensor pm = as_strided(perm) if perm is not None else None
     cdef Tensor values = None, index = None
     cdef SortRowsProblem p
-    cdef int d, j = 0, rc
+    cdef int rc
     if not 0 <= axis < k._ndim:
         raise ValueError(f"sort: axis {axis} is out of range for shape {k._shape}")
     if pm is not None and (pm._dtype != kS64 or pm._shape != k._shape):
@@ -71,16 +87,7 @@ def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_in
         values = alloc_tensor(k._dtype, k._ndim, k._dims, None, False)
     if want_index:
         index = alloc_tensor(kS64, k._ndim, k._dims, None, False)
-    p.dtype = k._dtype
-    p.ndim = k._ndim - 1
-    p.n = k._dims[axis]
-    for d in range(k._ndim):
-        if d != axis:
-            p.dims[j] = k._dims[d]
-            j += 1
-    p.keys = k._data
-    _row_strides(k, axis, p.key_outer, &p.key_step)
-    p.perm = NULL
+    _rows_of(&p, k, axis)
     if pm is not None:
         p.perm = <const int64_t*>pm._data
         _row_strides(pm, axis, p.perm_outer, &p.perm_step)
@@ -110,7 +117,7 @@ def partition_rows(Tensor keys, int axis, kth):
     cdef Tensor k = as_strided(keys)
     cdef SortRowsProblem p
     cdef int64_t ks[256]
-    cdef int nk = len(kth), i, d, j = 0, rc
+    cdef int nk = len(kth), i, rc
     if not 0 <= axis < k._ndim:
         raise ValueError(f"partition: axis {axis} is out of range for shape {k._shape}")
     if nk > 256:
@@ -118,16 +125,7 @@ def partition_rows(Tensor keys, int axis, kth):
     for i in range(nk):
         ks[i] = kth[i]
     cdef Tensor values = alloc_tensor(k._dtype, k._ndim, k._dims, None, False)
-    p.dtype = k._dtype
-    p.ndim = k._ndim - 1
-    p.n = k._dims[axis]
-    for d in range(k._ndim):
-        if d != axis:
-            p.dims[j] = k._dims[d]
-            j += 1
-    p.keys = k._data
-    _row_strides(k, axis, p.key_outer, &p.key_step)
-    p.perm = NULL
+    _rows_of(&p, k, axis)
     p.index = NULL
     p.values = values._data
     _row_strides(values, axis, p.value_outer, &p.value_step)

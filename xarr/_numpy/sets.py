@@ -28,7 +28,6 @@ from xarr._ops import sorting as _sorting
 from xarr._ops.conversion import asarray
 from xarr._ops.elementwise import promote
 from xarr._ops.structural import as_operand
-from xarr._tensor import Tensor
 
 _FLAT = _gather.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                         scatter_dims_to_operand_dims=(0,))

@@ -39,6 +39,7 @@ from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
 from xarr._ops import reduction as R
+from xarr._ops.sorting import record_tuple
 from xarr._ops.conversion import asarray
 from xarr._ops.creation import zeros
 from xarr._ops.elementwise import lax_apply
@@ -481,19 +482,9 @@ def _scatter(name, operand, scatter_indices, updates, dimension_numbers, computa
                  unique_indices=bool(unique_indices), n=len(xs))
     ops = xs + [idx] + ups
     rtype = _scatter_rule([_type(v) for v in ops], **attrs)
-    rec = recorder(ops)
-    if rec is None:
+    out = record_tuple("scatter", ops, rtype, attrs, [comp] if comp is not None else [])
+    if out is None:
         out = _scatter_impl(*[_tensor.strided(v) for v in ops], **attrs)
-    else:
-        ins = [_trace.instr_of(rec, v, f"lax.{name}") for v in ops]
-        instr = rec.add(Instruction("scatter", ins, rtype, attrs,
-                                    [comp] if comp is not None else []))
-        if isinstance(rtype, TensorType):
-            out = Traced(instr)
-        else:
-            out = tuple(Traced(rec.add(Instruction("get_tuple_element", [instr], t,
-                                                   {"index": k})))
-                        for k, t in enumerate(rtype))
     return out if single or isinstance(out, tuple) else (out,)
 
 

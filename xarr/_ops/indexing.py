@@ -40,7 +40,6 @@ from xarr._graph.trace import Traced, recorder
 from xarr._ops import layout as _layout
 from xarr._ops import structural as S
 from xarr._ops.conversion import asarray
-from xarr._ops.creation import arange
 from xarr._ops.elementwise import broadcast_shapes, numpy_apply
 from xarr._tensor import Tensor
 

@@ -38,7 +38,7 @@ from xarr._ops import indexing as _indexing_ops
 from xarr._ops import structural as S
 from xarr._ops.conversion import asarray
 from xarr._ops.indexing import take_along
-from xarr._ops.reduction import _trace_scalar_computation, _vectorized
+from xarr._ops.reduction import _vectorized
 from xarr._graph.trace import Traced, TracedComputation, recorder, trace_sub
 from xarr._ops.structural import apply, as_operand, defop, on_strided
 from xarr._registry import Op, register as register_op
@@ -192,7 +192,7 @@ register_op(Op("sort", "structural", rule=_sort_rule, impl=on_strided(_sort_impl
                text=_sort_text))
 
 
-def _record_tuple(name, operands, rtype, attrs, calls=()):
+def record_tuple(name, operands, rtype, attrs, calls=()):
     """Records op ``name`` (whose result may be a tuple) when an operand is traced; None
     when all are concrete (the caller runs it)."""
     rec = recorder(operands)
@@ -256,7 +256,7 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False,
     attrs = {"dimension": dimension, "is_stable": bool(is_stable), "num_keys": num_keys,
              "descending": bool(descending), "comparator": comp}
     rtype = _sort_rule([_type(x) for x in ops], **attrs)
-    out = _record_tuple("sort", ops, rtype, attrs, [comp] if comp is not None else [])
+    out = record_tuple("sort", ops, rtype, attrs, [comp] if comp is not None else [])
     if out is None:
         out = _sort_impl(*[_tensor.strided(x) for x in ops], **attrs)
     if single:

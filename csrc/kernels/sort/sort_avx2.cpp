@@ -142,23 +142,11 @@ struct V64 {
   }
 };
 
-void sort_u32(uint32_t* a, int64_t n) { sort_detail::Quicksort<V32>::run(a, n); }
-void sort_u64(uint64_t* a, int64_t n) { sort_detail::Quicksort<V64>::run(a, n); }
-void select_u32(uint32_t* a, int64_t n, int64_t* kth, int nk) {
-  sort_detail::Quicksort<V32>::select_run(a, n, kth, nk);
-}
-void select_u64(uint64_t* a, int64_t n, int64_t* kth, int nk) {
-  sort_detail::Quicksort<V64>::select_run(a, n, kth, nk);
-}
-
 }  // namespace
 }  // namespace isa_avx2
 
 void fill_sort_avx2(SortTable* t) {
-  t->u32 = &isa_avx2::sort_u32;
-  t->u64 = &isa_avx2::sort_u64;
-  t->select_u32 = &isa_avx2::select_u32;
-  t->select_u64 = &isa_avx2::select_u64;
+  isa_avx2::sort_detail::Entries<isa_avx2::V32, isa_avx2::V64>::fill(t);
 }
 
 }  // namespace xarr

@@ -30,6 +30,8 @@
 
 #include <cstdint>
 
+#include "kernels/sort/sort.h"
+
 #ifndef XARR_ISA_NS
 #error "define XARR_ISA_NS before including sort_kernels.h"
 #endif
@@ -307,6 +309,24 @@ template <class V> struct Quicksort {
     int depth = 8;
     for (int64_t m = n; m > 1; m >>= 1) depth += 2;
     select(a, n, kth, nk, depth);
+  }
+};
+
+// An ISA's SortTable entries from its traits for 4- and 8-byte keys.
+template <class V32, class V64> struct Entries {
+  static void u32(uint32_t* a, int64_t n) { Quicksort<V32>::run(a, n); }
+  static void u64(uint64_t* a, int64_t n) { Quicksort<V64>::run(a, n); }
+  static void select_u32(uint32_t* a, int64_t n, int64_t* kth, int nk) {
+    Quicksort<V32>::select_run(a, n, kth, nk);
+  }
+  static void select_u64(uint64_t* a, int64_t n, int64_t* kth, int nk) {
+    Quicksort<V64>::select_run(a, n, kth, nk);
+  }
+  static void fill(SortTable* t) {
+    t->u32 = &u32;
+    t->u64 = &u64;
+    t->select_u32 = &select_u32;
+    t->select_u64 = &select_u64;
   }
 };
 
