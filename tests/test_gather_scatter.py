@@ -381,3 +381,40 @@ def test_index_dtypes_and_empty():
     assert L.gather(x, xa.asarray(np.zeros((0, 1), np.int64)), dn, (1, 3)).shape == (0, 3)
     for a, b in itertools.product([0, 1], [0, 2]):
         assert L.gather(xa.ones((a + 1, b)), xa.asarray([[0]]), dn, (1, b)).shape == (1, b)
+
+
+def test_scatter_partials_keep_untouched_elements_and_wrap_integers(restore_threads):
+    """The 2-thread partial results start from an exact identity (add: -0.0), so elements
+    no update reaches keep their bits (-0.0 stays -0.0); integer add and mul wrap as XLA
+    and NumPy do; complex mul stays on one thread (no exact identity)."""
+    dn = L.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                   scatter_dims_to_operand_dims=(0,))
+    idx = xa.asarray(np.zeros((100_000, 1), np.int64))
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        x = np.full(1000, -0.0, np.float32)
+        got = np.asarray(L.scatter_add(xa.asarray(x), idx, xa.ones(100_000, dtype=xa.float32),
+                                       dn))
+        assert got[0] == 100_000 and np.all(np.signbit(got[1:]))
+        c = np.full(1000, complex(np.inf, 0), np.complex64)
+        got = np.asarray(L.scatter_mul(xa.asarray(c), idx,
+                                       xa.asarray(np.ones(100_000, np.complex64)), dn))
+        assert_same(got[1:], c[1:])
+        i32 = np.array([np.iinfo(np.int32).max] * 3, np.int32)
+        got = L.scatter_add(xa.asarray(i32), xa.asarray([[0], [1]]),
+                            xa.asarray(np.array([1, 2], np.int32)), dn)
+        assert_same(got, i32 + np.array([1, 2, 0], np.int32))
+        u16 = np.array([65535, 3], np.uint16)
+        got = L.scatter_mul(xa.asarray(u16), xa.asarray([[0]]),
+                            xa.asarray(np.array([65535], np.uint16)), dn)
+        assert_same(got, u16 * np.array([65535, 1], np.uint16))
+
+
+def test_take_along_axis_names_the_first_bad_index(restore_threads):
+    src = xa.asarray(np.arange(3.0))
+    ind = np.zeros(1 << 17, np.int64)
+    ind[5], ind[100_000] = 7, -100
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        with pytest.raises(IndexError, match="index 7 is out of bounds"):
+            xa.take_along_axis(src, xa.asarray(ind), axis=0)

@@ -267,3 +267,36 @@ def test_index_helpers_against_numpy(dt, how, seed):
         xa.put(xa.asarray(a), [99], [1])
     with pytest.raises(ValueError, match="invalid entry"):
         xa.choose(xa.asarray(choice + 5), opts)
+
+
+def test_review_cases():
+    """Cases a review found: .at with a boolean array before an integer under mode='drop';
+    isin of int64 against uint64 past 2**53; histogram weights keep their dtype; a NumPy
+    scalar q is strong; nanmedian over every axis is the 1-D case; choose keeps Python
+    scalars weak; bad axes and conditions raise."""
+    x = xa.zeros((2, 3, 4))
+    m = xa.asarray(np.array([[1, 0, 1], [0, 1, 0]], bool))
+    assert float(x.at[m, 3].set(1.0, mode="drop").sum()) == 3.0
+    b = 2**53 + 1
+    assert_same(xa.isin(xa.asarray([b]), xa.asarray(np.array([b - 1], np.uint64))),
+                np.isin([b], np.array([b - 1], np.uint64)))
+    for w in ([1, 2, 3], np.array([1.5, 2, 3], np.float32)):
+        got = xa.histogram(xa.asarray([1.0, 2, 10]), 3, weights=xa.asarray(w))[0]
+        assert_same(got, np.histogram([1.0, 2, 10], 3, weights=w)[0])
+    f32 = np.arange(10, dtype=np.float32)
+    assert_same(xa.quantile(xa.asarray(f32), np.float64(0.3)),
+                np.quantile(f32, np.float64(0.3)))
+    assert_same(xa.percentile(xa.asarray(f32), np.float64(30)),
+                np.percentile(f32, np.float64(30)))
+    big = np.array([[3e38, np.nan]], np.float32)
+    assert_same(xa.nanmedian(xa.asarray(big), axis=(0, 1)), np.nanmedian(big, axis=(0, 1)))
+    i8 = np.array([1, 2], np.int8)
+    assert_same(xa.choose(xa.asarray([0, 1]), [xa.asarray(i8), 3]), np.choose([0, 1], [i8, 3]))
+    with pytest.raises(ValueError, match="axis 3 is out of bounds"):
+        xa.put_along_axis(xa.zeros((2, 2)), np.array([[0], [1]]), 1.0, 3)
+    with pytest.raises(ValueError, match="1-d"):
+        xa.compress(np.ones((2, 2), bool), xa.zeros((2, 2)))
+    with pytest.raises(ValueError, match="out of bounds"):
+        xa.unique(xa.asarray(3), axis=0)
+    assert_same(xa.unique(xa.asarray([3.0, np.nan]), size=4),
+                np.array([3.0, np.nan, 3.0, 3.0]))

@@ -318,3 +318,12 @@ def test_every_isa_selection_against_a_sort(isa, dt, restore_isa):
                 lo, hi = got[:k], got[k + 1:]
                 if not np.isnan(got[k]):
                     assert np.all(lo <= got[k]) and np.all((hi >= got[k]) | np.isnan(hi))
+
+
+def test_a_non_strict_comparator_still_permutes():
+    """With <= both of a tied pair claim to go first: ties go by position, so the result
+    is still a permutation (stable)."""
+    keys = xa.asarray([1.0, 1.0, 0.0, 1.0, 0.0])
+    _, tags = xa.lax.sort((keys, xa.asarray([0.0, 1.0, 2.0, 3.0, 4.0])),
+                          comparator=lambda p, q, c, d: p <= q)
+    assert_same(tags, np.array([2.0, 4.0, 0.0, 1.0, 3.0]))

@@ -392,7 +392,7 @@ def put_along_axis(arr, indices, values, axis):
     if ind.ndim != arr.ndim:
         raise ValueError(f"xa.put_along_axis: indices (ndim {ind.ndim}) and arr (ndim "
                          f"{arr.ndim}) must have the same number of dimensions")
-    ax = axis % arr.ndim
+    ax = normalize_axis(axis, arr.ndim, "put_along_axis")
     key = []
     for d in range(arr.ndim):
         if d == ax:
@@ -408,7 +408,10 @@ def put_along_axis(arr, indices, values, axis):
 def compress(condition, a, axis=None, out=None):
     """NumPy's compress: the slices of ``a`` along ``axis`` (flattened: None) where the 1-D
     ``condition`` is true (a shorter condition selects from the first slices only)."""
-    cond = np.asarray(condition, dtype=bool).reshape(-1)
+    cond = np.asarray(condition, dtype=bool)
+    if cond.ndim != 1:
+        raise ValueError(f"xa.compress: condition must be a 1-d array, got shape "
+                         f"{cond.shape}")
     x = asarray(a) if not isinstance(a, (Tensor,)) else a
     if axis is None:
         x = x.reshape((x.size,))
@@ -445,7 +448,9 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError(f"xa.choose: invalid entry in choice array (indices must lie in "
                          f"[0, {k}))")
     shape = np.broadcast_shapes(tuple(idx.shape), *[tuple(c.shape) for c in opts])
-    dt = np.result_type(*[np.dtype(c.dtype) for c in opts])
+    # NumPy's promotion, Python scalars weak: choose([0, 1], [int8 array, 3]) is int8
+    dt = np.result_type(*[c if isinstance(c, (int, float, complex, bool)) else
+                          np.dtype(o.dtype) for c, o in zip(choices, opts)])
     stacked = stack([broadcast_to(c.astype(dt), shape) for c in opts], axis=0)
     res = take_along_axis(stacked, broadcast_to(idx, shape).reshape((1,) + shape),
                           axis=0).reshape(shape)

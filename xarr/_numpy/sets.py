@@ -137,11 +137,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     axis=None) and the counts when asked. ``size`` (jax): the values cut or padded to
     that many (with ``fill_value``, default the smallest), which also works under jit."""
     x = _eager(ar, "unique", size)
-    if isinstance(x, Traced):
+    if size is not None:
         if return_index or return_inverse or return_counts or axis is not None:
-            raise TypeError("xa.unique: under xa.jit only the values with size= can be "
-                            "traced (their positions and counts depend on the data)")
+            raise NotImplementedError("xa.unique: size= is supported for the values alone "
+                                      "(not with return_* or axis)")
         return _unique_sized(x, size, fill_value, equal_nan)
+    if axis is not None and x.ndim == 0:
+        raise ValueError(f"xa.unique: axis {axis} is out of bounds for an array of "
+                         f"dimension 0")
     if axis is None or x.ndim <= 1 and axis in (0, -1):
         out = _unique_1d(x, return_index, return_inverse, return_counts, equal_nan)
         if return_inverse and axis is not None:
@@ -151,8 +154,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             raise ValueError(f"xa.unique: axis {axis} is out of bounds for an array of "
                              f"dimension {x.ndim}")
         out = _unique_axis(x, axis, return_index, return_inverse, return_counts)
-    if size is not None:
-        out[0] = _resized(out[0], size, fill_value)
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -173,16 +174,6 @@ def _unique_sized(x, size, fill_value, equal_nan):
     fill = s[0] if fill_value is None else asarray(np.asarray(fill_value, x.dtype))
     base = broadcast_to(fill, (size,))
     return _gather.scatter(base, target.reshape((n, 1)), s, _FLAT, mode="drop")
-
-
-def _resized(values, size, fill_value):
-    v = np.asarray(values)
-    if v.shape[0] >= size:
-        return asarray(v[:size])
-    fill = v.min() if fill_value is None and v.size else (0 if fill_value is None else
-                                                            fill_value)
-    pad = np.full((size - v.shape[0],) + v.shape[1:], fill, v.dtype)
-    return asarray(np.concatenate([v, pad]))
 
 
 def unique_all(x):
@@ -221,9 +212,21 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
         found = asarray(np.zeros(tuple(e.shape), bool))
         return ~found if invert else found
     dt = promote([e, t])
+    ke, kt = KINDS[CODE_OF[e.dtype]], KINDS[CODE_OF[t.dtype]]
+    if ke in "iu" and kt in "iu" and KINDS[CODE_OF[np.dtype(dt)]] == "f" and \
+            not isinstance(t, Traced):
+        # int64 against uint64 promotes to float64, which merges neighbours past 2**53:
+        # compare exactly, in e's dtype, among the test values it can hold
+        tn = np.asarray(t)
+        info = np.iinfo(np.dtype(e.dtype))
+        tn = tn[(tn >= 0) if kt == "i" else (tn <= info.max)].astype(np.dtype(e.dtype))
+        dt, t = np.dtype(e.dtype), asarray(tn)
+        if t.size == 0:
+            found = asarray(np.zeros(tuple(e.shape), bool))
+            return ~found if invert else found
     e2, t2 = e.astype(dt, copy=False), t.astype(dt, copy=False)
     t2 = _sorting.sort(t2, 0, False)          # (repeats do not disturb the search)
-    pos = _sorting.searchsorted(t2, e2).clip(0, t.size - 1)
+    pos = _sorting.searchsorted(t2, e2).clip(0, t2.size - 1)
     found = _indexing.take(t2, pos) == e2
     return ~found if invert else found
 

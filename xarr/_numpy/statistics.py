@@ -44,8 +44,8 @@ def _result_dtype(x, q):
     """NumPy's: float64 for integers and bool, else x's float dtype, promoted with q when
     q is an array (a Python float q is weak)."""
     dt = np.dtype(np.float64) if KINDS[CODE_OF[x.dtype]] in "biu" else np.dtype(x.dtype)
-    if isinstance(q, np.ndarray) and q.ndim:
-        dt = np.result_type(dt, q.dtype)
+    if type(q) not in (int, float):        # arrays and NumPy scalars promote
+        dt = np.result_type(dt, np.asarray(q).dtype)
     return dt
 
 
@@ -113,11 +113,11 @@ def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
         raise TypeError(f"xa.{fn}: a must be real, got {x.dtype}")
     # NumPy's (2.4): a Python number q is weak - the virtual index is float64, and the
     # interpolation weight a Python float, so a float32 array interpolates in float32
-    scalar_q = isinstance(q, (int, float))
+    scalar_q = type(q) in (int, float)     # (a NumPy scalar is strong, as in NumPy)
     qa = np.asarray(q, np.float64)
     if np.any(qa < 0) or np.any(qa > 1) or np.any(qa != qa):
         raise ValueError(f"xa.{fn}: quantiles must be in the range [0, 1]")
-    out_dt = _result_dtype(x, np.asarray(q) if not np.isscalar(q) else q)
+    out_dt = _result_dtype(x, q)
     if method in _SELECTING:      # no interpolation: the elements' own dtype
         out_dt = np.dtype(x.dtype)
     if axis is None:
@@ -177,8 +177,11 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     qa = np.true_divide(np.asarray(q, np.float64), 100)
     if np.any(qa < 0) or np.any(qa > 1):
         raise ValueError("xa.percentile: percentiles must be in the range [0, 100]")
-    res = _quantile(a, qa if np.ndim(q) else float(qa), axis, interpolation or method,
-                    keepdims, "propagate", "percentile")
+    qq = float(qa) if type(q) in (int, float) else (np.float64(qa) if np.ndim(q) == 0
+                                                    and not isinstance(q, np.ndarray)
+                                                    else qa)
+    res = _quantile(a, qq, axis, interpolation or method, keepdims, "propagate",
+                    "percentile")
     return _to_out(res, out)
 
 
@@ -224,7 +227,7 @@ def _median(a, axis, keepdims, nan_policy, fn):
     if nan_policy == "omit" and is_float:
         # NumPy's nanmedian along an axis shorter than 600 of a 2-D+ array is a masked
         # median: (s[low] + s[high]) / 2 in the float dtype even when low == high
-        masked = axis is not None and x.ndim > 1 and n < 600
+        masked = axis is not None and x.ndim > 1 and n < 600 and len(axes) < x.ndim
         if masked:
             mean_dt = out_dt
         m = U.logical_not(U.isnan(srt)).astype(np.int64).sum(axis=len(outer), keepdims=True)
@@ -326,8 +329,14 @@ def _bin_index(x, edges, uniform):
 
 
 def _counts(index, nbins, weights):
-    """bincount of the bins 0..nbins-1 of ``index`` (-1: outside, dropped)."""
-    c = bincount(index + 1, weights, minlength=nbins + 1)
+    """Counts (int64) or weight sums (in the weights' dtype, as NumPy's histogram) of the
+    bins 0..nbins-1 of ``index`` (-1: outside, dropped): one scatter-add."""
+    dn = _gather.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                         scatter_dims_to_operand_dims=(0,))
+    dt = np.dtype(np.int64) if weights is None else np.dtype(weights.dtype)
+    ups = asarray(np.ones(index.size, dt)) if weights is None else weights
+    c = _gather.scatter_add(asarray(np.zeros(nbins + 1, dt)),
+                            (index + 1).reshape((index.size, 1)), ups, dn)
     return c[1:]
 
 

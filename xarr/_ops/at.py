@@ -52,8 +52,11 @@ def _prepared(x, key, mode):
     if mode not in ("clip", "drop", "fill"):
         return key, (None, 0)
     # the dims the items index: None adds none, Ellipsis spans the rest
-    explicit = sum(1 for it in items if it is not None and it is not Ellipsis and
-                   not (hasattr(it, "dtype") and np.dtype(it.dtype) == np.bool_))
+    def spans(it):   # the dims of x an item indexes (a bool array: its ndim)
+        if hasattr(it, "dtype") and np.dtype(it.dtype) == np.bool_:
+            return len(getattr(it, "shape", np.shape(it)))
+        return 1
+    explicit = sum(spans(it) for it in items if it is not None and it is not Ellipsis)
     dim, valid = 0, None
     arrays = [k for k, it in enumerate(items) if _int_array(it) or (
         hasattr(it, "dtype") and np.dtype(it.dtype) == np.bool_)]
@@ -64,7 +67,7 @@ def _prepared(x, key, mode):
     at = 0
     if adv and adv == list(range(adv[0], adv[-1] + 1)):
         for it in items[:adv[0]]:
-            at += x.ndim - explicit if it is Ellipsis else 1
+            at += x.ndim - explicit if it is Ellipsis else 1   # (a slice or None: one)
     for k, it in enumerate(items):
         if it is None:
             continue
@@ -81,7 +84,7 @@ def _prepared(x, key, mode):
             items[k] = lax_apply("max", lax_apply("min", wrapped, max(n - 1, 0)), 0)
             if mode != "clip":
                 valid = ok if valid is None else valid & ok
-        dim += 1
+        dim += spans(it)
     return tuple(items), (valid, at)
 
 

@@ -130,10 +130,13 @@ def _before(comp, a, b, pos_a, pos_b, n):
     """Whether a goes before b: the comparator, ties by position, padding last."""
     ab = _vectorized(comp, [v for pair in zip(a, b) for v in pair])[0]
     ba = _vectorized(comp, [v for pair in zip(b, a) for v in pair])[0]
-    tie = lax_apply("and", lax_apply("not", ab), lax_apply("not", ba))
+    # a goes first when only ab holds; when both or neither do (a tie, or a non-strict
+    # comparator such as <=), by position: exactly one of a pair goes first
+    tie = lax_apply("eq", ab, ba)
     by_pos = lax_apply("lt", pos_a, pos_b)
     real_a, real_b = lax_apply("lt", pos_a, n), lax_apply("lt", pos_b, n)
-    first = lax_apply("or", ab, lax_apply("and", tie, by_pos))
+    first = lax_apply("or", lax_apply("and", ab, lax_apply("not", ba)),
+                      lax_apply("and", tie, by_pos))
     # padding (positions >= n) after every element
     return lax_apply("select", real_a, lax_apply("or", first, lax_apply("not", real_b)),
                      lax_apply("and", lax_apply("not", real_b), by_pos))

@@ -306,7 +306,12 @@ template <class T, int kOp> inline void combine(char* r, const char* u) {
       const auto x = load<T>(a), y = load<T>(b);
       using C = std::remove_cv_t<decltype(x)>;
       C z;
-      if constexpr (kOp == kScatterAdd) {
+      if constexpr (std::is_integral_v<C> && (kOp == kScatterAdd || kOp == kScatterMul)) {
+        // wrapping, as XLA and NumPy (in unsigned arithmetic: no signed overflow, and
+        // u16 * u16 not in int)
+        using W = std::make_unsigned_t<decltype(x + y)>;
+        z = static_cast<C>(kOp == kScatterAdd ? W(W(x) + W(y)) : W(W(x) * W(y)));
+      } else if constexpr (kOp == kScatterAdd) {
         z = static_cast<C>(x + y);
       } else if constexpr (kOp == kScatterMul) {
         z = static_cast<C>(x * y);
@@ -324,16 +329,20 @@ template <class T, int kOp> inline void combine(char* r, const char* u) {
   }
 }
 
-// The identity of a combine (add 0, mul 1, min the largest value, max the smallest; for
-// bool add / max are or, mul / min are and).
+// The identity of a combine, exact for every value it meets: add -0.0 for floats (x + 0.0
+// would turn -0.0 into +0.0) and 0 for integers, mul 1, min the largest value, max the
+// smallest; for bool add / max are or, mul / min are and. (Complex mul has none: (inf +
+// 0j) * (1 + 0j) is inf + nanj; it never takes partial results.)
 template <class T, int kOp> T combine_identity() {
   if constexpr (std::is_same_v<T, bool>) {
     return kOp == kScatterMul || kOp == kScatterMin;
   } else if constexpr (kIsComplex<T>) {
-    return T(kOp == kScatterMul ? 1 : 0);
+    using R = typename T::value_type;
+    return T(R(-0.0), R(-0.0));   // add only
   } else {
     using C = std::remove_cv_t<decltype(load<T>(T{}))>;
     C v = 0;
+    if constexpr (std::is_floating_point_v<C>) v = C(-0.0);
     if constexpr (kOp == kScatterMul) v = 1;
     if constexpr (kOp == kScatterMin || kOp == kScatterMax) {
       const bool lo = kOp == kScatterMax;
@@ -384,7 +393,8 @@ void scatter_simple(const IndexedWindows& p, int64_t batches, int nt) {
   const int64_t n = p.operand_dims[vd], stride = p.operand_strides[vd];
   const int64_t bi = p.nbatch ? p.batch_index[0] : 0, bd = p.nbatch ? p.batch_dense[0] : 0;
   const bool clip = p.mode == kGatherClip;
-  if (nt == 1 || kOp == kScatterSet || n > 4 * batches) {
+  if (nt == 1 || kOp == kScatterSet || n > 4 * batches ||
+      (kIsComplex<T> && kOp == kScatterMul)) {
     apply_updates<T, kOp>(p.indices, bi, p.dense, bd, p.result, stride, n, clip, 0, batches);
     return;
   }

@@ -322,7 +322,7 @@ template <class T> int take_rows_typed(const RowTake& t, int64_t* bad) {
   const int64_t blocks = (t.n + kRowTakeBlock - 1) / kRowTakeBlock;
   const int64_t items = rows * blocks;
   const int nt = rows * t.n >= kParallelMinElements ? get_num_threads() : 1;
-  int64_t first_bad = 0;
+  int64_t first_bad = 0, first_at = INT64_MAX;   // the first bad index, in C order
   int failed = 0;
   parallel_for(nt, items, [&](int64_t item) {
     int64_t row = item / blocks;
@@ -342,9 +342,11 @@ template <class T> int take_rows_typed(const RowTake& t, int64_t* bad) {
       int64_t j = *reinterpret_cast<const int64_t*>(idx + i * t.idx_step);
       const int64_t given = j;
       if (!wrap_index(j, t.src_n)) {
+        const int64_t at = (item / blocks) * t.n + i;
 #pragma omp critical(xarr_take_rows_bad)
-        if (!failed) {
+        if (at < first_at) {
           failed = 1;
+          first_at = at;
           first_bad = given;
         }
         return;

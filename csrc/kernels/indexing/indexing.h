@@ -118,7 +118,8 @@ void mask_nonzero(const uint8_t* mask, int ndim, const int64_t* dims, const int6
 //   out[i * out_step] = src[j * src_step],  j = idx[i * idx_step]
 // (byte strides; an outer stride may be 0: a broadcast). j < 0 wraps once by adding
 // src_n; then 0 <= j < src_n must hold, else the kernel returns kIndexOutOfBounds with
-// *bad set to the offending index as given (out is then partly written). Threaded over
+// *bad set to the first offending index in C order, as given (out is then partly
+// written). Threaded over
 // blocks of rows and of positions (the result never depends on the thread count).
 // Worked example: src f32[2,3] [[a b c] [d e f]], idx [[2 0] [-1 1]] along dim 1 (n 2,
 // src_n 3) -> out [[c a] [f e]].

@@ -198,15 +198,14 @@ inline void store_line(void* to, const void* line) {
 // bucket that mirrors the destination's line, written out when full with one streaming
 // line store (not one store per record to nb places in memory). A bucket's first and last
 // lines, shared with its neighbours' records, are copied record by record.
+// `line` (nb * kLine records, 64-byte aligned) and `state` (2 nb) are the caller's: they
+// are allocated before the threads start (an exception may not leave a parallel region).
 template <class R, class U, int kLine>
 void scatter_lines(const R* a, R* b, int64_t i0, int64_t i1, int shift, U mask, int nb,
-                   int64_t* to) {
+                   int64_t* to, R* line, uint32_t* state) {
   static_assert(sizeof(R) * kLine == 64, "one line of records");
-  Scratch<R> lines(int64_t{nb} * kLine);
-  std::vector<uint32_t> state(static_cast<size_t>(2 * nb), 0);
-  R* const line = lines.data();
-  uint32_t* const fill = state.data();          // records in the line (from its start)
-  uint32_t* const first = state.data() + nb;    // where this thread's records start in it
+  uint32_t* const fill = state;                 // records in the line (from its start)
+  uint32_t* const first = state + nb;           // where this thread's records start in it
   for (int k = 0; k < nb; ++k) {
     fill[k] = first[k] = static_cast<uint32_t>(to[k] % kLine);
     to[k] -= fill[k];                           // to[k]: the line's place in b
@@ -293,10 +292,13 @@ void radix_sort(R* a, R* b, int64_t n, int nt, U vary, const Bucket& bucket,
   start[nb] = n;
   // the scatter: records gather in a cache line per bucket, written out when full
   constexpr int kLine = 64 / sizeof(R) > 0 ? static_cast<int>(64 / sizeof(R)) : 1;
+  std::vector<Scratch<R>> lines;
+  for (int t = 0; t < nt; ++t) lines.emplace_back(int64_t{nb} * kLine);
+  std::vector<uint32_t> states(static_cast<size_t>(2 * nb) * nt);
   split_items(nt, nt, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       scatter_lines<R, U, kLine>(a, b, n * t / nt, n * (t + 1) / nt, shift, mask, nb,
-                                 &at[t * nb]);
+                                 &at[t * nb], lines[t].data(), &states[2 * nb * t]);
     }
   });
   std::vector<int> order(static_cast<size_t>(nb));
@@ -562,7 +564,7 @@ template <class U, int kKind> int sort_typed(const SortRowsProblem& p, const Key
   for (int d = 0; d < p.ndim; ++d) rows *= p.dims[d];
   if (rows == 0 || n == 0) return 0;
   const bool keyed = p.index != nullptr;
-  if (keyed && n > int64_t{UINT32_MAX}) return kSortRowTooLong;
+  if (n > int64_t{UINT32_MAX}) return kSortRowTooLong;   // (32-bit positions and counts)
   const int threads = rows * n < kParallelMinElements ? 1 : get_num_threads();
   const int row_threads = rows >= threads ? 1 : threads;
   const int outer_threads = row_threads == 1 ? threads : 1;
@@ -619,6 +621,7 @@ template <class U> int sort_kind(const SortRowsProblem& p, const KeyCodec& kc) {
 
 int partition_rows(const SortRowsProblem& p, const int64_t* kth, int nk) {
   if (nk > 256) return kSortBadArgument;   // (callers pass a few; a sort beyond that)
+  if (p.n > int64_t{UINT32_MAX}) return kSortRowTooLong;
   for (int i = 0; i < nk; ++i)
     if (kth[i] < 0 || kth[i] >= p.n || (i && kth[i] <= kth[i - 1])) return kSortBadArgument;
   const KeyCodec kc = codec_of(p.dtype);

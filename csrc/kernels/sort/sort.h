@@ -35,7 +35,7 @@ namespace xarr {
 
 constexpr int kSortMaxDims = 32;
 constexpr int kSortUnknownDtype = 1;
-constexpr int kSortRowTooLong = 2;   // rows of 2^32 or more elements are not supported
+constexpr int kSortRowTooLong = 2;   // rows of more than 2^32 - 1 elements: not supported
 constexpr int kSortBadArgument = 3;  // partition: kth not ascending in [0, n), or > 256
 
 struct SortRowsProblem {
