@@ -39,11 +39,10 @@ from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, TensorType
 from xarr._graph.trace import Traced, recorder
 from xarr._ops import reduction as R
-from xarr._ops.sorting import record_tuple
 from xarr._ops.conversion import asarray
 from xarr._ops.creation import zeros
 from xarr._ops.elementwise import lax_apply
-from xarr._ops.structural import as_operand, on_strided
+from xarr._ops.structural import as_operand, on_strided, record_tuple
 from xarr._registry import Op, register
 
 GatherDimensionNumbers = namedtuple(

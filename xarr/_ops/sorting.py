@@ -40,7 +40,7 @@ from xarr._ops.conversion import asarray
 from xarr._ops.indexing import take_along
 from xarr._ops.reduction import _vectorized
 from xarr._graph.trace import Traced, TracedComputation, recorder, trace_sub
-from xarr._ops.structural import apply, as_operand, defop, on_strided
+from xarr._ops.structural import apply, as_operand, defop, on_strided, record_tuple
 from xarr._registry import Op, register as register_op
 from xarr._tensor import Tensor
 
@@ -193,20 +193,6 @@ def _sort_text(instr):
 
 register_op(Op("sort", "structural", rule=_sort_rule, impl=on_strided(_sort_impl),
                text=_sort_text))
-
-
-def record_tuple(name, operands, rtype, attrs, calls=()):
-    """Records op ``name`` (whose result may be a tuple) when an operand is traced; None
-    when all are concrete (the caller runs it)."""
-    rec = recorder(operands)
-    if rec is None:
-        return None
-    ins = [_trace.instr_of(rec, x, f"lax.{name}") for x in operands]
-    instr = rec.add(Instruction(name, ins, rtype, attrs, list(calls)))
-    if isinstance(rtype, TensorType):
-        return Traced(instr)
-    return tuple(Traced(rec.add(Instruction("get_tuple_element", [instr], t, {"index": k})))
-                 for k, t in enumerate(rtype))
 
 
 def _type(x):

@@ -86,6 +86,20 @@ def apply(name, operands, **attrs):
     return Traced(rec.add(Instruction(name, ins, rtype, dict(attrs))))
 
 
+def record_tuple(name, operands, rtype, attrs, calls=()):
+    """Records op ``name`` (whose result may be a tuple) when an operand is traced; None
+    when all are concrete (the caller runs it)."""
+    rec = recorder(operands)
+    if rec is None:
+        return None
+    ins = [_trace.instr_of(rec, x, f"lax.{name}") for x in operands]
+    instr = rec.add(Instruction(name, ins, rtype, attrs, list(calls)))
+    if isinstance(rtype, TensorType):
+        return Traced(instr)
+    return tuple(Traced(rec.add(Instruction("get_tuple_element", [instr], t, {"index": k})))
+                 for k, t in enumerate(rtype))
+
+
 def _ints(values, what, op):
     try:
         return tuple(operator.index(v) for v in values)

@@ -5,7 +5,7 @@ lax ops and rebinds the Python object to it (Traced.__setitem__), so NumPy code 
     u[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1]       -> dynamic_update_slice
     u[::2] = 0                                        -> pad + select
     out[mask] = 0                                     -> select
-    x[idx] = v                                        -> gather + select (last write wins)
+    x[idx] = v                                        -> scatter (last write wins)
     u[1:-1] += v                                      -> the same, after NumPy's checks
 
 traces unchanged. The value is broadcast to the indexed shape and cast to x's dtype as
@@ -24,15 +24,13 @@ from xarr._dispatch import register
 from xarr._dtypes import CODE_OF
 from xarr._graph.trace import MaskedSelection, Traced
 from xarr._ops import elementwise as E
+from xarr._ops import gather as G
 from xarr._ops import indexing as I
-from xarr._ops import reduction as R
 from xarr._ops import structural as S
 from xarr._ops.creation import arange, full
 
-# The gather + select rewrite of an integer-array assignment compares every written
-# position with every element: K x N booleans. Beyond this it refuses (scatter will lift
-# the limit).
-MAX_ONE_HOT = 1 << 26
+_FLAT = G.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                  scatter_dims_to_operand_dims=(0,))
 
 
 def _filled(shape, value, dtype):
@@ -102,28 +100,17 @@ def _check_bounds(x, key):
                                  f"size {n}")
 
 
-def _one_hot(x, key, value):
+def _scattered(x, key, value):
     """x with x[key] = value for any key (integer arrays, masks, mixed): the flat
-    positions the key selects (the same key applied to an iota), and for each element of
-    x the last write to it."""
+    positions the key selects (the same key applied to an iota), then one XLA scatter of
+    the values into the flat x, the last write in key order winning (NumPy's rule)."""
     n = x.size
     _check_bounds(x, key)
     positions = I.getitem(S.reshape(arange(n, dtype=np.int64), tuple(x.shape)), key)
     k = positions.size
-    if k * n > MAX_ONE_HOT:
-        raise ValueError(f"x[key] = v on a traced {x.dtype}{list(x.shape)} writes {k} "
-                         f"positions: the gather + select rewrite compares {k} x {n} "
-                         f"elements, beyond its limit of {MAX_ONE_HOT}")
     v = S.reshape(_value(x, value, tuple(positions.shape)), (k,))
-    pos = S.reshape(positions, (k, 1))
-    hit = E.numpy_apply("equal", pos, S.reshape(arange(n, dtype=np.int64), (1, n)))
-    writer = E.lax_apply("select", hit, S.broadcast_in_dim(arange(k, dtype=np.int64),
-                                                           (k, n), (0,)),
-                         _filled((k, n), -1, np.int64))
-    last = R.reduce_max(writer, (0,))                 # the last write of each element
-    taken = I.getitem(v, E.numpy_apply("maximum", last, 0)) if k else full((n,), 0, x.dtype)
     flat = S.reshape(x, (n,))
-    new = E.lax_apply("select", E.numpy_apply("greater_equal", last, 0), taken, flat)
+    new = G.scatter(flat, S.reshape(positions, (k, 1)), v, _FLAT, mode="drop")
     return S.reshape(new, tuple(x.shape))
 
 
@@ -163,7 +150,7 @@ def functional_setitem(x, key, value):
                                    tuple(range(len(m.shape), len(sub.shape))))
             m = S.broadcast_in_dim(m, tuple(sub.shape), tuple(range(len(m.shape))))
             return _basic(x, plan.basic, E.lax_apply("select", m, v, sub))
-    return _one_hot(x, key, value)
+    return _scattered(x, key, value)
 
 
 def inplace(name, target, other):
