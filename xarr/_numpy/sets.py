@@ -46,10 +46,6 @@ def _eager(x, fn, size=None):
     return x
 
 
-def _concrete(x):
-    return x.concrete() if isinstance(x, Traced) else x
-
-
 def _new_run(s, equal_nan):
     """bool tensor: s[i] starts a run of equal values in the sorted 1-D s (with equal_nan
     every NaN one run: for complex, as NumPy, every value with a NaN part)."""
