@@ -418,3 +418,63 @@ def test_take_along_axis_names_the_first_bad_index(restore_threads):
         xa.set_num_threads(threads)
         with pytest.raises(IndexError, match="index 7 is out of bounds"):
             xa.take_along_axis(src, xa.asarray(ind), axis=0)
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.float16, np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 128, 191, 192, 193, 300, 1 << 17])
+def test_random_take_blocks_with_bad_indices(dt, n, restore_threads):
+    """The random-take loop (csrc/kernels/indexing/index_blocks.h) checks indices a block of
+    32 ahead and sends a block with one out of range to its slow path: NumPy's take wraps a
+    negative index and refuses one out of bounds; gather clamps ('clip') or fills ('fill').
+    Bad indices at each block edge, with 1 and 2 threads."""
+    rng = np.random.default_rng(n)
+    src = random_array(rng, (50,), dt)
+    ind = rng.integers(-50, 50, n)
+    x, xi = xa.asarray(src), xa.asarray(ind)
+    far = ind.copy()
+    for at in {0, 63, 64, 65, 127, 128, n // 2, n - 1}:
+        if at < n:
+            far[at] = 10**12 if at % 2 else -(10**12)
+    dn = L.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                  start_index_map=(0,))
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        assert_same(x[xi], src[ind])
+        assert_same(xa.take(x, xi), np.take(src, ind))
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[xa.asarray(far)]
+        clipped = np.clip(far, 0, 49)
+        assert_same(L.gather(x, xa.asarray(far[:, None]), dn, (1,)), src[clipped])
+        filled = src[clipped].copy()
+        filled[(far < 0) | (far > 49)] = L.gather(x, xa.asarray([[99]]), dn, (1,), mode="fill").item()
+        assert_same(L.gather(x, xa.asarray(far[:, None]), dn, (1,), mode="fill"), filled)
+
+
+@pytest.mark.parametrize("combine", ["add", "max"])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 128, 193, 1 << 17])
+def test_scatter_blocks_with_bad_indices(combine, n, restore_threads):
+    """Scatter of one element per update runs index_blocks.h's loop too: a block holding an
+    out-of-range index drops it (default mode) or clamps it ('clip'), the others apply
+    unchecked; against np.add.at / np.maximum.at, with 1 and 2 threads."""
+    rng = np.random.default_rng(n + 7)
+    dest = rng.standard_normal(40)
+    ind = rng.integers(0, 40, n)
+    for at in {0, 63, 64, 65, 127, 128, n // 2, n - 1}:
+        if at < n:
+            ind[at] = 10**12 if at % 2 else -(10**12)
+    upd = rng.standard_normal(n)
+    sdn = L.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                    scatter_dims_to_operand_dims=(0,))
+    run = L.scatter_add if combine == "add" else L.scatter_max
+    ufunc = np.add if combine == "add" else np.maximum
+    ok = (ind >= 0) & (ind < 40)
+    dropped, clipped = dest.copy(), dest.copy()
+    ufunc.at(dropped, ind[ok], upd[ok])
+    ufunc.at(clipped, np.clip(ind, 0, 39), upd)
+    for threads in (1, 2):
+        xa.set_num_threads(threads)
+        got = run(xa.asarray(dest), xa.asarray(ind[:, None]), xa.asarray(upd), sdn)
+        np.testing.assert_allclose(np.asarray(got), dropped, rtol=1e-12, atol=1e-12)
+        got = run(xa.asarray(dest), xa.asarray(ind[:, None]), xa.asarray(upd), sdn,
+                  mode="clip")
+        np.testing.assert_allclose(np.asarray(got), clipped, rtol=1e-12, atol=1e-12)

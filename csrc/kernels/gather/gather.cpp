@@ -12,6 +12,7 @@
 #include "core/scratch.h"
 #include "core/dtype.h"
 #include "core/threading.h"
+#include "kernels/indexing/index_blocks.h"
 
 namespace xarr {
 
@@ -221,7 +222,27 @@ void take_rows(const IndexedWindows& p, const WindowDims& w, int64_t batches, in
     *out = static_cast<uint64_t>(v) > static_cast<uint64_t>(hi);
     return v < 0 ? 0 : (v > hi ? hi : v);
   };
+  // one element per position, everything contiguous: the loop of random reads
+  const bool elements = row == 1 && stride == static_cast<int64_t>(sizeof(T)) && bi == 8 &&
+                        bd == static_cast<int64_t>(sizeof(T)) &&
+                        reinterpret_cast<uintptr_t>(p.indices) % 8 == 0 &&
+                        reinterpret_cast<uintptr_t>(p.operand) % alignof(T) == 0 &&
+                        reinterpret_cast<uintptr_t>(p.dense) % alignof(T) == 0;
   split_items(nt, batches, [&](int64_t b0, int64_t b1) {
+    if (elements) {
+      const T* src = reinterpret_cast<const T*>(p.operand);
+      const int64_t* idx = reinterpret_cast<const int64_t*>(p.indices) + b0;
+      T* out = reinterpret_cast<T*>(p.dense) + b0;
+      take_elements(src, hi + 1, idx, out, b1 - b0, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t v = idx[i];
+          if (fill_mode && (v < 0 || v > hi)) out[i] = fill;
+          else out[i] = src[v < 0 ? 0 : (v > hi ? hi : v)];
+        }
+        return true;
+      });
+      return;
+    }
     for (int64_t b = b0; b < b1; ++b) {
       if (b + kAhead < b1) {   // every line of the row kAhead further on
         bool ignored;
@@ -364,6 +385,29 @@ template <class T, int kOp>
 void apply_updates(const char* idx, int64_t bi, const char* dense, int64_t bd, char* res,
                    int64_t step, int64_t n, bool clip, int64_t b0, int64_t b1) {
   const int64_t last = n - 1;
+  constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
+  if (step == kSize && bi == 8 && bd == kSize && reinterpret_cast<uintptr_t>(idx) % 8 == 0) {
+    // one element per update, everything contiguous: run_index_blocks' loop
+    const int64_t* ix = reinterpret_cast<const int64_t*>(idx) + b0;
+    const char* up = dense + b0 * kSize;
+    const uintptr_t base = reinterpret_cast<uintptr_t>(res);
+    run_index_blocks(
+        ix, b1 - b0, n,
+        [base](uint64_t v) {   // (to L2, as take_elements: more misses in flight)
+          __builtin_prefetch(reinterpret_cast<const void*>(base + v * kSize), 0, 2);
+        },
+        [res, up](int64_t i, int64_t v) { combine<T, kOp>(res + v * kSize, up + i * kSize); },
+        [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) {
+            int64_t v = ix[i];
+            if (!clip && static_cast<uint64_t>(v) > static_cast<uint64_t>(last)) continue;
+            v = v < 0 ? 0 : (v > last ? last : v);
+            combine<T, kOp>(res + v * kSize, up + i * kSize);
+          }
+          return true;
+        });
+    return;
+  }
   for (int64_t b = b0; b < b1; ++b) {
     if (b + kAhead < b1) {
       int64_t a;

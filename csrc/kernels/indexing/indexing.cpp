@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/threading.h"
+#include "kernels/indexing/index_blocks.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -157,6 +158,22 @@ bool rows_one_index_elem(const IndexedCopy& c, const char* tb, char* db, int64_t
                          int64_t p1) {
   const int64_t* ix = c.idx[0];
   const int64_t bound = c.bound[0], st = c.idx_stride[0], ps = c.pos_stride;
+  constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
+  if (!kPut && st == kSize && ps == kSize && reinterpret_cast<uintptr_t>(ix) % 8 == 0 &&
+      reinterpret_cast<uintptr_t>(tb) % alignof(T) == 0 &&
+      reinterpret_cast<uintptr_t>(db) % alignof(T) == 0) {   // the loop of random reads
+    const T* src = reinterpret_cast<const T*>(tb);
+    T* out = reinterpret_cast<T*>(db) + p0;
+    const int64_t* at = ix + p0;
+    return take_elements(src, bound, at, out, p1 - p0, [&](int64_t a, int64_t b) {
+      for (int64_t k = a; k < b; ++k) {
+        int64_t i = at[k];
+        if (!wrap_index(i, bound)) return false;
+        out[k] = src[i];
+      }
+      return true;
+    });
+  }
   for (int64_t p = p0; p < p1; ++p) {
     if (!kPut && p + 16 < p1) {
       int64_t q = ix[p + 16];
@@ -324,6 +341,17 @@ template <class T> int take_rows_typed(const RowTake& t, int64_t* bad) {
   const int nt = rows * t.n >= kParallelMinElements ? get_num_threads() : 1;
   int64_t first_bad = 0, first_at = INT64_MAX;   // the first bad index, in C order
   int failed = 0;
+  // one element per position, everything contiguous and aligned (the outer offsets too)
+  bool elements = t.src_step == static_cast<int64_t>(sizeof(T)) && t.idx_step == 8 &&
+                  t.out_step == static_cast<int64_t>(sizeof(T));
+  auto aligned = [](const void* a, int64_t step) {
+    return reinterpret_cast<uintptr_t>(a) % alignof(T) == 0 && step % alignof(T) == 0;
+  };
+  elements = elements && aligned(t.src, 0) && aligned(t.out, 0) &&
+             reinterpret_cast<uintptr_t>(t.idx) % 8 == 0;
+  for (int d = 0; d < t.ndim; ++d)
+    elements = elements && aligned(nullptr, t.src_outer[d]) &&
+               aligned(nullptr, t.out_outer[d]) && t.idx_outer[d] % 8 == 0;
   parallel_for(nt, items, [&](int64_t item) {
     int64_t row = item / blocks;
     const int64_t i0 = (item % blocks) * kRowTakeBlock;
@@ -338,17 +366,37 @@ template <class T> int take_rows_typed(const RowTake& t, int64_t* bad) {
       idx += k * t.idx_outer[d];
       out += k * t.out_outer[d];
     }
+    auto refuse = [&](int64_t i, int64_t given) {
+      const int64_t at = (item / blocks) * t.n + i;
+#pragma omp critical(xarr_take_rows_bad)
+      if (at < first_at) {
+        failed = 1;
+        first_at = at;
+        first_bad = given;
+      }
+    };
+    if (elements) {   // the loop of random reads; negative indices wrap in out_of_range
+      const T* s = reinterpret_cast<const T*>(src);
+      const int64_t* ix = reinterpret_cast<const int64_t*>(idx) + i0;
+      T* o = reinterpret_cast<T*>(out) + i0;
+      take_elements(s, t.src_n, ix, o, i1 - i0, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+          int64_t j = ix[i];
+          if (!wrap_index(j, t.src_n)) {
+            refuse(i0 + i, ix[i]);
+            return false;
+          }
+          o[i] = s[j];
+        }
+        return true;
+      });
+      return;
+    }
     for (int64_t i = i0; i < i1; ++i) {
       int64_t j = *reinterpret_cast<const int64_t*>(idx + i * t.idx_step);
       const int64_t given = j;
       if (!wrap_index(j, t.src_n)) {
-        const int64_t at = (item / blocks) * t.n + i;
-#pragma omp critical(xarr_take_rows_bad)
-        if (at < first_at) {
-          failed = 1;
-          first_at = at;
-          first_bad = given;
-        }
+        refuse(i, given);
         return;
       }
       copy_elem<T>(src + j * t.src_step, out + i * t.out_step);
