@@ -126,6 +126,67 @@ def test_median_and_nanmedian_bits(dt, shape, seed, keepdims):
                             np.nanmedian(a, axis=axis, keepdims=keepdims), zero_sign=False)
 
 
+@given(st.sampled_from([np.float64, np.float32, np.int32]),
+       st.lists(st.sampled_from([1, 2, 3, 6]), min_size=1, max_size=3),
+       st.integers(0, 2**16), st.booleans())
+def test_weighted_inverted_cdf_against_numpy(dt, shape, seed, whole_shape):
+    """quantile / percentile weights= (method 'inverted_cdf' only, as NumPy): weights of
+    a's shape, or of its shape along a tuple of axes; zero weights (a leading zero is
+    skipped), ties, NaN slices, and q as a float64 or float32 array."""
+    rng = np.random.default_rng(seed)
+    a = random_array(rng, tuple(shape), dt, specials=0.0)
+    if np.dtype(dt).kind == "f" and a.size > 2:
+        a.flat[1] = np.nan
+    axes = [None] + list(range(a.ndim)) + ([(a.ndim - 1, 0)] if a.ndim > 1 else [])
+    for axis in axes:
+        if whole_shape or axis is None:
+            w = rng.integers(0, 3, a.shape).astype(np.float64)
+        else:
+            along = (axis,) if isinstance(axis, int) else axis
+            w = rng.integers(0, 3, tuple(a.shape[d] for d in along)).astype(np.float64)
+        w.flat[0] = 0.0
+        if not np.all(np.sum(w.reshape(-1) if w.shape != a.shape else w) > 0):
+            w.flat[-1] = 1.0
+        try:
+            with np.errstate(all="ignore"):
+                want = np.quantile(a, 0.3, axis=axis, method="inverted_cdf", weights=w)
+        except ValueError:          # (a slice whose weights are all zero)
+            with pytest.raises(ValueError, match="all zero"):
+                xa.quantile(xa.asarray(a), 0.3, axis=axis, method="inverted_cdf",
+                            weights=xa.asarray(w))
+            continue
+        assert_same(xa.quantile(xa.asarray(a), 0.3, axis=axis, method="inverted_cdf",
+                                weights=xa.asarray(w)), want)
+        for q in (np.array([0.0, 0.5, 1.0]), np.array([0.1, 0.4], np.float32)):
+            assert_same(xa.quantile(xa.asarray(a), q, axis=axis, method="inverted_cdf",
+                                    weights=w),
+                        np.quantile(a, q, axis=axis, method="inverted_cdf", weights=w))
+        assert_same(xa.percentile(xa.asarray(a), [20, 80], axis=axis,
+                                  method="inverted_cdf", weights=w),
+                    np.percentile(a, [20, 80], axis=axis, method="inverted_cdf",
+                                  weights=w))
+
+
+def test_weighted_quantile_errors_and_jit():
+    a = np.arange(12.0).reshape(3, 4)
+    t = xa.asarray(a)
+    with pytest.raises(ValueError, match="only method 'inverted_cdf' supports weights"):
+        xa.quantile(t, 0.5, weights=np.ones((3, 4)))
+    with pytest.raises(TypeError, match="axis must be given"):
+        xa.quantile(t, 0.5, method="inverted_cdf", weights=np.ones(4))
+    with pytest.raises(ValueError, match=r"weights of shape \(3,\) must have a's shape"):
+        xa.quantile(t, 0.5, axis=1, method="inverted_cdf", weights=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative"):
+        xa.quantile(t, 0.5, axis=1, method="inverted_cdf", weights=-np.ones(4))
+    with pytest.raises(ValueError, match="NaN or inf, or were all zero"):
+        xa.quantile(t, 0.5, axis=1, method="inverted_cdf", weights=np.zeros(4))
+    w = np.array([0.0, 1.0, 3.0, 1.0])
+    f = xa.jit(lambda v, ww: xa.quantile(v, [0.2, 0.6], axis=1, method="inverted_cdf",
+                                         weights=ww))
+    assert_same(f(t, xa.asarray(w)),
+                np.quantile(a, [0.2, 0.6], axis=1, method="inverted_cdf", weights=w))
+
+
 def test_statistics_under_jit_and_lazy():
     a = np.random.default_rng(2).standard_normal((6, 9))
     a[2, 3] = np.nan

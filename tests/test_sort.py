@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import xarr as xa
+from xarr._ops import sorting as sorting_ops
+from xarr._dtypes import CODE_OF
 from conftest import (ALL_DTYPES, BF16, COMPLEX, LAYOUTS, assert_same, make_tensor,
                       random_array)
 from xarr import _core as CORE
@@ -294,6 +296,35 @@ def test_comparator_sorts_against_python_sorted():
     assert "to_apply=compare" in f.lower(xa.asarray(rows)).as_text()
     with pytest.raises(TypeError, match="comparator must return one pred scalar"):
         xa.lax.sort(xa.asarray(a), comparator=lambda x, y: x - y)
+
+
+def test_key_function_comparators_against_the_network():
+    """A comparator lt / gt(k(lhs...), k(rhs...)) sorts by the keys k(operands) on the
+    kernels (sorting._key_of); against Python's sorted and against the general network
+    (_sort_by_comparator) on the same comparator: keys of several operands, a descending
+    one, a key of pred type, ties kept in order, eager and under jit."""
+    rng = np.random.default_rng(10)
+    a, b = rng.integers(-4, 5, 300), rng.integers(-4, 5, 300)
+    tags = np.arange(300)
+    cases = [
+        (lambda l0, r0, l1, r1, l2, r2: (l0 + l1) < (r0 + r1), lambda i: a[i] + b[i]),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.gt(l0 * l0, r0 * r0), lambda i: -a[i] ** 2),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.lt(l1 > 0, r1 > 0), lambda i: b[i] > 0),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.lt(xa.lax.abs(l0 - 1), 2), lambda i: 0),
+    ]
+    ops = (xa.asarray(a), xa.asarray(b), xa.asarray(tags))
+    codes = [CODE_OF[x.dtype] for x in ops]
+    for n, (comparator, key) in enumerate(cases):
+        want = tags[sorted(range(300), key=key)]   # (sorted is stable)
+        got = xa.lax.sort(ops, comparator=comparator)
+        if n < 3:
+            assert_same(got[2], want)
+        _, comp = sorting_ops._comparator_of(comparator, codes)
+        network = sorting_ops._sort_by_comparator(ops, 0, comp)
+        for g, w in zip(got, network):
+            assert_same(g, w)
+    f = xa.jit(lambda x, y, t: xa.lax.sort((x, y, t), comparator=cases[0][0]))
+    assert_same(f(*ops)[2], tags[sorted(range(300), key=cases[0][1])])
 
 
 @pytest.mark.parametrize("isa", ISAS)

@@ -23,12 +23,14 @@ import numpy as np
 from xarr._axes import normalize_axis
 from xarr._dtypes import CODE_OF, KINDS
 from xarr._numpy import ufuncs as U
-from xarr._numpy.manipulation import moveaxis, permute_dims
+from xarr._numpy.manipulation import broadcast_to, moveaxis, permute_dims
+from xarr._numpy.reductions import cumsum
 from xarr._ops import gather as _gather
 from xarr._ops import indexing as _indexing
 from xarr._ops import sorting as _sorting
 from xarr._ops.conversion import asarray
 from xarr._ops.structural import as_operand
+from xarr._tensor import Tensor
 
 # NumPy's quantile methods: the continuous ones by (alpha, beta) of the virtual index
 # n q + alpha + q (1 - alpha - beta) - 1 (Hyndman & Fan), the discrete ones by rule.
@@ -100,14 +102,17 @@ def _lerp(a, b, t):
     return U.where(asarray(np.asarray(t) >= 0.5), b - diff * (1 - tt), a + diff * tt)
 
 
-def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
-    """Quantiles along ``axis`` (None: all): the sorted axis (the sort kernel), the one or
-    two neighbours of each quantile's virtual index (static: they depend on the length
-    only), NumPy's lerp; NaN where a slice holds one (nan_policy 'propagate'), or NaNs
-    left out (nanmedian: 'omit', the midpoint of the non-NaN values per slice)."""
+def _quantile(a, q, axis, method, keepdims, fn, weights=None):
+    """Quantiles along ``axis`` (None: all): the selection of the one or two neighbours of
+    each quantile's virtual index (static: they depend on the length only) and of the last
+    place (a NaN sorts there), NumPy's lerp; NaN where a slice holds one. ``weights``
+    (method 'inverted_cdf' only, as NumPy): _weighted_inverted_cdf."""
     if method not in _CONTINUOUS and method not in _DISCRETE:
         raise ValueError(f"xa.{fn}: '{method}' is not a valid method; use one of "
                          f"{', '.join(list(_CONTINUOUS) + list(_DISCRETE))}")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"xa.{fn}: only method 'inverted_cdf' supports weights, got "
+                         f"method={method!r}")
     x = as_operand(a)
     if KINDS[CODE_OF[x.dtype]] == "c":
         raise TypeError(f"xa.{fn}: a must be real, got {x.dtype}")
@@ -133,55 +138,102 @@ def _quantile(a, q, axis, method, keepdims, nan_policy, fn):
         n *= x.shape[d]
     if n == 0:
         raise IndexError(f"xa.{fn}: cannot take a quantile of an empty axis")
-    flat = permute_dims(x, tuple(rest) + axes) if x.ndim else x
-    flat = flat.reshape(tuple(x.shape[d] for d in rest) + (n,))
+
+    def rows(v):   # the reduced axes last, as one axis of n
+        v = permute_dims(v, tuple(rest) + axes) if v.ndim else v
+        return v.reshape(tuple(x.shape[d] for d in rest) + (n,))
+
+    flat = rows(x)
     last = flat.ndim - 1
-    if True:   # (one branch: the neighbours of every q)
+    if weights is not None:
+        w = _weights_like(x, weights, axis, axes, fn)
+        srt, res = _weighted_inverted_cdf(flat, rows(w), qa, q, fn)
+    else:
         lo, hi, t = _virtual_index(n, qa.reshape(-1), method)
-        # a selection of the neighbours (and of the last place: a NaN sorts there)
         srt = _sorting.partition(flat, last, sorted(set(lo.tolist()) | set(hi.tolist()) |
                                                     {n - 1}))
-        a_lo = _indexing.take(srt, asarray(lo), axis=last)
-        if method in _SELECTING:
-            res = a_lo
-        else:
-            res = _lerp(a_lo, _indexing.take(srt, asarray(hi), axis=last),
+        res = _indexing.take(srt, asarray(lo), axis=last)
+        if method not in _SELECTING:
+            res = _lerp(res, _indexing.take(srt, asarray(hi), axis=last),
                         float(t[0]) if scalar_q else t)
-        if KINDS[CODE_OF[x.dtype]] == "f":
-            top = srt[..., n - 1:n]
-            res = U.where(U.isnan(top), np.nan, res)
-        res = res.reshape(tuple(flat.shape[:-1]) + qa.shape)
-        if qa.ndim:
-            res = moveaxis(res, tuple(range(res.ndim - qa.ndim, res.ndim)),
-                           tuple(range(qa.ndim)))
+    if KINDS[CODE_OF[x.dtype]] == "f":
+        res = U.where(U.isnan(srt[..., n - 1:n]), np.nan, res)
+    res = res.reshape(tuple(flat.shape[:-1]) + qa.shape)
+    if qa.ndim:
+        res = moveaxis(res, tuple(range(res.ndim - qa.ndim, res.ndim)),
+                       tuple(range(qa.ndim)))
     res = res.astype(out_dt)
     if keepdims:
         res = res.reshape(qa.shape + keep_shape)
     return res
 
 
+def _weights_like(x, weights, axis, axes, fn):
+    """NumPy's weights of a quantile: x's shape, or (axis given) the shape of x along
+    ``axes`` in their order, broadcast over the other dims; non-negative (checked when
+    concrete)."""
+    w = as_operand(weights)
+    if KINDS[CODE_OF[w.dtype]] == "c":
+        raise TypeError(f"xa.{fn}: weights must be real, got {w.dtype}")
+    if tuple(w.shape) != tuple(x.shape):
+        if axis is None:
+            raise TypeError(f"xa.{fn}: axis must be given when the shapes of a "
+                            f"{tuple(x.shape)} and weights {tuple(w.shape)} differ")
+        along = tuple(x.shape[d] for d in axes)
+        if tuple(w.shape) != along:
+            raise ValueError(f"xa.{fn}: weights of shape {tuple(w.shape)} must have a's "
+                             f"shape {tuple(x.shape)} or its shape along axis "
+                             f"{axis}, {along}")
+        w = permute_dims(w, tuple(int(k) for k in np.argsort(axes)))
+        w = broadcast_to(w.reshape(tuple(e if d in axes else 1
+                                         for d, e in enumerate(x.shape))), x.shape)
+    if isinstance(w, Tensor) and bool(U.less(w, 0).any()):
+        raise ValueError(f"xa.{fn}: weights must be non-negative")
+    return w
+
+
+def _weighted_inverted_cdf(flat, w, qa, q, fn):
+    """NumPy's weighted 'inverted_cdf' along the last axis: the values sorted with their
+    weights (one key-value sort), the normalized cumulative weights cdf (float64, then q's
+    float dtype as NumPy), and per quantile the first place where cdf >= q (places with
+    cdf 0 never: a zero weight up front is skipped). Returns (sorted values, result with
+    the quantiles last)."""
+    last = flat.ndim - 1
+    srt, ws = _sorting.sort((flat, w), dimension=last, num_keys=1)
+    cdf = cumsum(ws, axis=last, dtype=np.float64)
+    total = cdf[..., -1:]
+    if isinstance(total, Tensor) and \
+            not bool(U.logical_and(U.isfinite(total), U.not_equal(total, 0)).all()):
+        raise ValueError(f"xa.{fn}: weights included NaN or inf, or were all zero")
+    cdf = cdf / total
+    q_dt = np.asarray(q).dtype if type(q) not in (int, float) else np.dtype(np.float64)
+    if q_dt.kind == "f":
+        cdf = cdf.astype(q_dt)
+    cdf = U.where(U.equal(cdf, 0), -1, cdf)
+    qs = asarray(qa.reshape(-1).astype(cdf.dtype))
+    # searchsorted side='left' per row: the count of cdf entries below q
+    below = U.less(cdf[..., None, :], qs[:, None]).astype(np.int64).sum(axis=-1)
+    idx = U.minimum(below, flat.shape[-1] - 1)
+    return srt, _indexing.take_along(srt, idx, last)
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """NumPy's quantile (q in [0, 1]) with its 13 methods; NaN in a slice gives NaN."""
-    if weights is not None:
-        raise NotImplementedError("xa.quantile: weights= is not supported yet")
-    res = _quantile(a, q, axis, interpolation or method, keepdims, "propagate", "quantile")
+    res = _quantile(a, q, axis, interpolation or method, keepdims, "quantile", weights)
     return _to_out(res, out)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
     """NumPy's percentile: quantile of q / 100."""
-    if weights is not None:
-        raise NotImplementedError("xa.percentile: weights= is not supported yet")
     qa = np.true_divide(np.asarray(q, np.float64), 100)
     if np.any(qa < 0) or np.any(qa > 1):
         raise ValueError("xa.percentile: percentiles must be in the range [0, 100]")
     qq = float(qa) if type(q) in (int, float) else (np.float64(qa) if np.ndim(q) == 0
                                                     and not isinstance(q, np.ndarray)
                                                     else qa)
-    res = _quantile(a, qq, axis, interpolation or method, keepdims, "propagate",
-                    "percentile")
+    res = _quantile(a, qq, axis, interpolation or method, keepdims, "percentile", weights)
     return _to_out(res, out)
 
 

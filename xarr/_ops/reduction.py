@@ -125,23 +125,27 @@ def _reduce_impl(*xs, dimensions, monoid, computation):
     return _tree_reduce(list(operands), list(inits), dimensions, computation)
 
 
+def elementwise_emit(i, ins):
+    """Instruction ``i`` of a scalar computation applied to whole tensors ``ins`` (its
+    operands' values): the lax op, elementwise."""
+    if i.op == "constant":
+        return i.attrs["value"]
+    if i.op == "convert":
+        return ins[0].astype(DTYPES[i.code])
+    if i.op == "broadcast":
+        return ins[0]
+    if i.op == "tuple":
+        return tuple(ins)
+    if i.op in OPS:
+        return lax_apply(i.op, *ins)
+    raise TypeError(f"lax.reduce: the computation may only use elementwise ops, "
+                    f"found {i.op}")
+
+
 def _vectorized(comp, arrays):
     """Evaluates scalar computation ``comp`` elementwise over same-shape ``arrays``: each
     of its instructions becomes the lax op over whole tensors (Computation.walk)."""
-    def emit(i, ins):
-        if i.op == "constant":
-            return i.attrs["value"]
-        if i.op == "convert":
-            return ins[0].astype(DTYPES[i.code])
-        if i.op == "broadcast":
-            return ins[0]
-        if i.op == "tuple":
-            return tuple(ins)
-        if i.op in OPS:
-            return lax_apply(i.op, *ins)
-        raise TypeError(f"lax.reduce: the computation may only use elementwise ops, "
-                        f"found {i.op}")
-    out = comp.walk(arrays, emit)
+    out = comp.walk(arrays, elementwise_emit)
     return list(out) if isinstance(out, tuple) else [out]
 
 

@@ -30,7 +30,7 @@ from xarr._axes import normalize_axis
 from xarr._bindings import indexing as _indexing
 from xarr._bindings import sort as _sort
 from xarr._dispatch import register
-from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
+from xarr._dtypes import CODE_OF, DTYPES, KINDS, XLA_NAMES
 from xarr._graph import trace as _trace
 from xarr._graph.ir import Instruction, Module, TensorType
 from xarr._ops.elementwise import lax_apply, promote
@@ -38,7 +38,7 @@ from xarr._ops import indexing as _indexing_ops
 from xarr._ops import structural as S
 from xarr._ops.conversion import asarray
 from xarr._ops.indexing import take_along
-from xarr._ops.reduction import _vectorized
+from xarr._ops.reduction import _vectorized, elementwise_emit
 from xarr._graph.trace import Traced, TracedComputation, recorder, trace_sub
 from xarr._ops.structural import apply, as_operand, defop, on_strided, record_tuple
 from xarr._registry import Op, register as register_op
@@ -76,13 +76,76 @@ def _permutation(keys, dimension, descending):
 
 def _sort_impl(*operands, dimension, is_stable, num_keys, descending, comparator=None):
     if comparator is not None:
-        return _sort_by_comparator(operands, dimension, comparator)
+        keyed = _key_of(comparator)
+        if keyed is None:
+            return _sort_by_comparator(operands, dimension, comparator)
+        key_node, descending = keyed   # the keys computed once; the kernels sort them
+        perm = _permutation([_key_values(comparator, key_node, operands)], dimension,
+                            descending)
+        outs = tuple(_indexing.take_rows(v, perm, dimension) for v in operands)
+        return outs[0] if len(outs) == 1 else outs
     x = operands[0]
     if len(operands) == 1 and num_keys == 1 and KINDS[CODE_OF[x.dtype]] != "c":
         return _sort.sort_rows(x, dimension, None, True, False, is_stable, descending)[0]
     perm = _permutation(operands[:num_keys], dimension, descending)
     outs = tuple(_indexing.take_rows(v, perm, dimension) for v in operands)
     return outs[0] if len(outs) == 1 else outs
+
+
+def _key_of(comp):
+    """(the key instruction, descending) when comparator ``comp`` (a traced computation of
+    lhs_0, rhs_0, lhs_1, rhs_1, ...) is lt / gt(k(lhs_0, lhs_1, ...), k(rhs_0, rhs_1,
+    ...)) for one scalar function k, else None. Such a comparator is the order of the keys
+    k(operands): lt(abs(l0 - 0.5), abs(r0 - 0.5)) sorts by the distance from 0.5, and the
+    stable sort of the keys is the comparator's (ties by position). Example:
+    lambda l, r: lax.gt(l * l, r * r) gives (the instruction l * l, True)."""
+    root = comp.root
+    if root.op not in ("lt", "gt") or len(root.operands) != 2:
+        return None
+    seen = {}
+
+    def mirrors(x, y):   # y is x with each lhs parameter replaced by its rhs partner
+        pair = (id(x), id(y))
+        if pair not in seen:
+            if x.op == "parameter":
+                n = x.attrs["number"]
+                same = y.op == "parameter" and n % 2 == 0 and y.attrs["number"] == n + 1
+            elif x.op == "constant":
+                same = y.op == "constant" and x.type == y.type and \
+                    np.array_equal(np.asarray(x.attrs["value"]), np.asarray(y.attrs["value"]))
+            else:
+                same = (x.op == y.op and x.type == y.type and not x.calls and not y.calls
+                        and len(x.operands) == len(y.operands) and
+                        x.attrs.keys() == y.attrs.keys() and
+                        all(np.array_equal(np.asarray(x.attrs[k]), np.asarray(y.attrs[k]))
+                            for k in x.attrs) and
+                        all(mirrors(a, b) for a, b in zip(x.operands, y.operands)))
+            seen[pair] = same
+        return seen[pair]
+
+    lhs, rhs = root.operands
+    return (lhs, root.op == "gt") if mirrors(lhs, rhs) else None
+
+
+def _key_values(comp, node, operands):
+    """The keys k(operands) of _key_of: the instructions ``node`` depends on, evaluated
+    elementwise over whole operands (the lhs parameters are the operands)."""
+    need, stack = set(), [node]
+    while stack:
+        i = stack.pop()
+        if id(i) not in need:
+            need.add(id(i))
+            stack.extend(i.operands)
+    env = {id(p): operands[k // 2] for k, p in enumerate(comp.parameters)}
+    for i in comp.instructions:
+        if id(i) in need and i.op != "parameter":
+            env[id(i)] = elementwise_emit(i, [env[id(o)] for o in i.operands])
+    key = env[id(node)]
+    if not isinstance(key, Tensor):   # (a key of constants alone: every pair ties)
+        key = asarray(np.asarray(key, DTYPES[node.code]))
+    if tuple(key.shape) != tuple(operands[0].shape):
+        key = S.broadcast_in_dim(key, tuple(operands[0].shape), ())
+    return key
 
 
 def _sort_by_comparator(operands, dimension, comp):
@@ -228,8 +291,9 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False,
     first ``num_keys`` operands (lexicographically; the others move with them). Ascending,
     NaNs last, -0.0 == +0.0 (``descending=True``: the reverse order). ``is_stable``: equal
     keys keep their order. ``comparator`` (the seed's): fn(lhs_0, rhs_0, lhs_1, rhs_1,
-    ...) -> pred, true when lhs goes first; lt / gt of operand 0 run on the kernels, any
-    other is traced and runs as a stable comparison network (slow, general).
+    ...) -> pred, true when lhs goes first; lt / gt of operand 0 run on the kernels, and
+    so does lt / gt of one function of each side (a key: _key_of, the keys computed once);
+    any other is traced and runs as a stable comparison network (slow, general).
     Returns a tensor, or a tuple for a sequence."""
     single = not isinstance(operand, (tuple, list))
     ops = [as_operand(x) for x in ([operand] if single else operand)]
