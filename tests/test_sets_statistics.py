@@ -75,6 +75,36 @@ def test_array_api_unique_and_set_ops():
                 np.array([1, 3, 7, -1, -1]))
 
 
+@given(st.sampled_from([np.int64, np.float64, np.uint8]),
+       st.lists(st.sampled_from([0, 1, 2, 5, 9]), min_size=1, max_size=2),
+       st.integers(1, 12), st.integers(0, 2**16), st.booleans(), st.booleans())
+def test_unique_sized_against_numpy_cut_and_padded(dt, shape, size, seed, fill, jit):
+    """unique(size=) with return_index / inverse / counts, eager and under jit, as jax:
+    NumPy's results cut to ``size`` or padded (values with fill_value or the smallest,
+    indices with the smallest's, counts with 0); the inverse keeps every run number."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 6, tuple(shape)).astype(dt)
+    if np.dtype(dt).kind == "f" and a.size > 2:
+        a.flat[[0, 2]] = np.nan
+    fill_value = 99 if fill else None
+
+    def run(v):
+        return xa.unique(v, True, True, True, size=size, fill_value=fill_value)
+
+    got = (xa.jit(run) if jit else run)(xa.asarray(a))
+    if a.size == 0:
+        assert [tuple(g.shape) for g in got] == [(size,), (size,), a.shape, (size,)]
+        return
+    u, i, inv, c = np.unique(a, True, True, True)
+    k = min(size, u.size)
+    pad = size - k
+    assert_same(got[0], np.concatenate([u[:k], np.full(pad, u[0] if fill_value is None
+                                                       else fill_value, dt)]))
+    assert_same(got[1], np.concatenate([i[:k], np.full(pad, i[0])]).astype(np.int64))
+    assert_same(got[2], inv.reshape(a.shape).astype(np.int64))
+    assert_same(got[3], np.concatenate([c[:k], np.zeros(pad, np.int64)]).astype(np.int64))
+
+
 # ------------------------------------------------------------------------ statistics
 @given(st.sampled_from([np.float64, np.int16, np.int64, np.uint8]),
        st.lists(st.sampled_from([1, 2, 3, 6]), min_size=1, max_size=3),

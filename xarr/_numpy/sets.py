@@ -13,6 +13,7 @@ the smallest unique value).
     >>> xa.unique_counts(xa.asarray([3, 1, 3]))              # values [1, 3], counts [1, 2]
 """
 
+import operator
 from collections import namedtuple
 
 import numpy as np
@@ -130,14 +131,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            *, equal_nan=True, sorted=True, size=None, fill_value=None):  # noqa: A002
     """NumPy's unique: the sorted distinct values of ``ar`` (flattened, or the distinct
     slices along ``axis``), with the first index of each, the inverse (ar's shape for
-    axis=None) and the counts when asked. ``size`` (jax): the values cut or padded to
-    that many (with ``fill_value``, default the smallest), which also works under jit."""
+    axis=None) and the counts when asked. ``size`` (jax, axis=None): the results cut or
+    padded to that many (values with ``fill_value``, default the smallest), which also
+    works under jit (_unique_sized)."""
     x = _eager(ar, "unique", size)
     if size is not None:
-        if return_index or return_inverse or return_counts or axis is not None:
-            raise NotImplementedError("xa.unique: size= is supported for the values alone "
-                                      "(not with return_* or axis)")
-        return _unique_sized(x, size, fill_value, equal_nan)
+        if axis is not None:
+            raise NotImplementedError("xa.unique: size= is supported with axis=None only")
+        out = _unique_sized(x, operator.index(size), fill_value, equal_nan, return_index,
+                            return_inverse, return_counts)
+        return out[0] if len(out) == 1 else tuple(out)
     if axis is not None and x.ndim == 0:
         raise ValueError(f"xa.unique: axis {axis} is out of bounds for an array of "
                          f"dimension 0")
@@ -153,23 +156,54 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _unique_sized(x, size, fill_value, equal_nan):
-    """The first ``size`` sorted distinct values of x as traced ops: each run's first
-    value is scattered to its run number (runs past ``size`` dropped) into ``size``
-    copies of ``fill_value`` (default: the smallest value)."""
-    s = _sorting.sort(x.reshape((-1,)), 0, False)
-    n = s.shape[0]
+def _unique_sized(x, size, fill_value, equal_nan, return_index, return_inverse,
+                  return_counts):
+    """jnp.unique with a static ``size``, as traced ops: the first ``size`` sorted
+    distinct values of x (padded with ``fill_value``, default the smallest value), and
+    as asked the first index of each (padding: the smallest value's), the inverse (x's
+    shape; a value cut off has its run number, >= size) and the counts (padding: 0).
+    Each run's start position is scattered to its run number (runs past ``size`` dropped)
+    into size + 1 slots of n, so the counts are the differences of the slots.
+    Example: x = [3, 1, 3, 2, 1], size 4: values [1, 2, 3, 1], index [1, 3, 0, 1],
+    inverse [2, 0, 2, 1, 0], counts [2, 1, 2, 0]."""
+    flat = x.reshape((-1,))
+    n = flat.shape[0]
     if n == 0:
-        return asarray(np.full(size, 0 if fill_value is None else fill_value, x.dtype))
-    first = s[1:] != s[:-1]
-    if equal_nan and KINDS[CODE_OF[s.dtype]] in "fc":
-        first = first & ~((s[1:] != s[1:]) & (s[:-1] != s[:-1]))
-    run = cumsum(first.astype(np.int64))
-    target = where(first, run, size)
-    target = concatenate([asarray(np.zeros(1, np.int64)), target])
-    fill = s[0] if fill_value is None else asarray(np.asarray(fill_value, x.dtype))
-    base = broadcast_to(fill, (size,))
-    return _gather.scatter(base, target.reshape((n, 1)), s, _FLAT, mode="drop")
+        fill = 0 if fill_value is None else fill_value
+        out = [asarray(np.full(size, fill, x.dtype))]
+        out += [asarray(np.zeros(size, np.int64))] if return_index else []
+        out += [asarray(np.zeros(x.shape, np.int64))] if return_inverse else []
+        out += [asarray(np.zeros(size, np.int64))] if return_counts else []
+        return out
+    if return_index or return_inverse:
+        perm = _sorting.argsort(flat, 0)
+        srt = _indexing.take_along(flat, perm, 0)
+    else:
+        srt = _sorting.sort(flat, 0, False)
+    new = srt[1:] != srt[:-1]
+    if equal_nan and KINDS[CODE_OF[srt.dtype]] in "fc":
+        new = new & ~((srt[1:] != srt[1:]) & (srt[:-1] != srt[:-1]))
+    first = concatenate([asarray(np.ones(1, bool)), new])
+    run = cumsum(first.astype(np.int64)) - 1              # each position's run number
+    iota = asarray(np.arange(n, dtype=np.int64))
+    slots = broadcast_to(asarray(np.asarray(n, np.int64)), (size + 1,))
+    starts = _gather.scatter(slots, where(first, run, size + 1).reshape((n, 1)), iota,
+                             _FLAT, mode="drop")
+    real = asarray(np.arange(size)) < run[n - 1] + 1      # slots holding a run
+    at = where(real, starts[:size], 0)
+    values = _indexing.take_along(srt, at, 0)
+    if fill_value is not None:
+        values = where(real, values, asarray(np.asarray(fill_value, x.dtype)))
+    out = [values]
+    if return_index:
+        out.append(_indexing.take_along(perm, at, 0))
+    if return_inverse:
+        inverse = _gather.scatter(asarray(np.zeros(n, np.int64)), perm.reshape((n, 1)), run,
+                                  _FLAT, unique_indices=True)
+        out.append(inverse.reshape(x.shape))
+    if return_counts:
+        out.append(starts[1:] - starts[:size])
+    return out
 
 
 def unique_all(x):

@@ -74,6 +74,13 @@ inline void start_of(const IndexedWindows& p, const int64_t* g, const char* vec,
   for (int j = 0; j < p.nbatching; ++j) start[p.batching_dim[j]] = g[p.batching_pos[j]];
 }
 
+// One start clamped into [0, hi]; *out says whether it was outside.
+// Example: clamped(-3, 7, &o) == 0 with o true; clamped(5, 7, &o) == 5 with o false.
+inline int64_t clamped(int64_t v, int64_t hi, bool* out) {
+  *out = static_cast<uint64_t>(v) > static_cast<uint64_t>(hi);
+  return v < 0 ? 0 : (v > hi ? hi : v);
+}
+
 // Clamps start into [0, dims - window] per dim; returns whether any start was out of range.
 inline bool clamp_start(const IndexedWindows& p, int64_t* start) {
   bool out = false;
@@ -174,9 +181,9 @@ void start_blocks(const IndexedWindows& p, int64_t b0, int64_t b1, bool clamp,
       for (int k = 0; k < p.nvec; ++k) {
         int64_t v;
         std::memcpy(&v, vec + k * p.vec_stride, sizeof v);
-        out |= static_cast<uint64_t>(v) > static_cast<uint64_t>(hi[k]);
-        v = v < 0 ? 0 : (v > hi[k] ? hi[k] : v);
-        off += v * stride[k];
+        bool outside;
+        off += clamped(v, hi[k], &outside) * stride[k];
+        out |= outside;
       }
       op[n] = out && !clamp ? kNoWindow : off;
       dn[n] = b * bd;
@@ -219,8 +226,7 @@ void take_rows(const IndexedWindows& p, const WindowDims& w, int64_t batches, in
   auto at = [&](int64_t b, bool* out) {
     int64_t v;
     std::memcpy(&v, p.indices + b * bi, sizeof v);
-    *out = static_cast<uint64_t>(v) > static_cast<uint64_t>(hi);
-    return v < 0 ? 0 : (v > hi ? hi : v);
+    return clamped(v, hi, out);
   };
   // one element per position, everything contiguous: the loop of random reads
   const bool elements = row == 1 && stride == static_cast<int64_t>(sizeof(T)) && bi == 8 &&
@@ -235,9 +241,9 @@ void take_rows(const IndexedWindows& p, const WindowDims& w, int64_t batches, in
       T* out = reinterpret_cast<T*>(p.dense) + b0;
       take_elements(src, hi + 1, idx, out, b1 - b0, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) {
-          const int64_t v = idx[i];
-          if (fill_mode && (v < 0 || v > hi)) out[i] = fill;
-          else out[i] = src[v < 0 ? 0 : (v > hi ? hi : v)];
+          bool outside;
+          const int64_t v = clamped(idx[i], hi, &outside);
+          out[i] = fill_mode && outside ? fill : src[v];
         }
         return true;
       });
@@ -399,10 +405,9 @@ void apply_updates(const char* idx, int64_t bi, const char* dense, int64_t bd, c
         [res, up](int64_t i, int64_t v) { combine<T, kOp>(res + v * kSize, up + i * kSize); },
         [&](int64_t i0, int64_t i1) {
           for (int64_t i = i0; i < i1; ++i) {
-            int64_t v = ix[i];
-            if (!clip && static_cast<uint64_t>(v) > static_cast<uint64_t>(last)) continue;
-            v = v < 0 ? 0 : (v > last ? last : v);
-            combine<T, kOp>(res + v * kSize, up + i * kSize);
+            bool outside;
+            const int64_t v = clamped(ix[i], last, &outside);
+            if (clip || !outside) combine<T, kOp>(res + v * kSize, up + i * kSize);
           }
           return true;
         });
@@ -412,14 +417,14 @@ void apply_updates(const char* idx, int64_t bi, const char* dense, int64_t bd, c
     if (b + kAhead < b1) {
       int64_t a;
       std::memcpy(&a, idx + (b + kAhead) * bi, sizeof a);
-      a = a < 0 ? 0 : (a > last ? last : a);
-      __builtin_prefetch(res + a * step, 1);
+      bool ignored;
+      __builtin_prefetch(res + clamped(a, last, &ignored) * step, 1);
     }
     int64_t v;
     std::memcpy(&v, idx + b * bi, sizeof v);
-    const bool valid = clip || static_cast<uint64_t>(v) <= static_cast<uint64_t>(last);
-    v = v < 0 ? 0 : (v > last ? last : v);
-    if (valid) combine<T, kOp>(res + v * step, dense + b * bd);
+    bool outside;
+    v = clamped(v, last, &outside);
+    if (clip || !outside) combine<T, kOp>(res + v * step, dense + b * bd);
   }
 }
 
