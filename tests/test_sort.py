@@ -300,9 +300,11 @@ def test_comparator_sorts_against_python_sorted():
 
 def test_key_function_comparators_against_the_network():
     """A comparator lt / gt(k(lhs...), k(rhs...)) sorts by the keys k(operands) on the
-    kernels (sorting._key_of); against Python's sorted and against the general network
+    kernels (sorting._keys_of), and so does a lexicographic chain of such keys (select on
+    eq / ne, or or / and); against Python's sorted and against the general network
     (_sort_by_comparator) on the same comparator: keys of several operands, a descending
-    one, a key of pred type, ties kept in order, eager and under jit."""
+    one, a key of pred type, ties kept in order, eager and under jit. Mixed directions
+    and keys that are not mirrors run on the network."""
     rng = np.random.default_rng(10)
     a, b = rng.integers(-4, 5, 300), rng.integers(-4, 5, 300)
     tags = np.arange(300)
@@ -310,16 +312,26 @@ def test_key_function_comparators_against_the_network():
         (lambda l0, r0, l1, r1, l2, r2: (l0 + l1) < (r0 + r1), lambda i: a[i] + b[i]),
         (lambda l0, r0, l1, r1, l2, r2: xa.lax.gt(l0 * l0, r0 * r0), lambda i: -a[i] ** 2),
         (lambda l0, r0, l1, r1, l2, r2: xa.lax.lt(l1 > 0, r1 > 0), lambda i: b[i] > 0),
-        (lambda l0, r0, l1, r1, l2, r2: xa.lax.lt(xa.lax.abs(l0 - 1), 2), lambda i: 0),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.select(l0 == r0, l1 < r1, l0 < r0),
+         lambda i: (a[i], b[i])),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.select(l1 != r1, l1 > r1, l0 * 2 > r0 * 2),
+         lambda i: (-b[i], -a[i])),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.bitwise_or(
+            xa.lax.bitwise_and(l0 + l1 == r0 + r1, l0 < r0), l0 + l1 < r0 + r1),
+         lambda i: (a[i] + b[i], a[i])),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.select(l0 == r0, l1 > r1, l0 < r0),
+         lambda i: (a[i], -b[i])),
+        (lambda l0, r0, l1, r1, l2, r2: xa.lax.lt(xa.lax.abs(l0 - 1), 2), None),
     ]
+    on_kernels = [True, True, True, True, True, True, False, False]
     ops = (xa.asarray(a), xa.asarray(b), xa.asarray(tags))
     codes = [CODE_OF[x.dtype] for x in ops]
     for n, (comparator, key) in enumerate(cases):
-        want = tags[sorted(range(300), key=key)]   # (sorted is stable)
         got = xa.lax.sort(ops, comparator=comparator)
-        if n < 3:
-            assert_same(got[2], want)
+        if key is not None:
+            assert_same(got[2], tags[sorted(range(300), key=key)])   # (sorted is stable)
         _, comp = sorting_ops._comparator_of(comparator, codes)
+        assert (sorting_ops._keys_of(comp) is not None) == on_kernels[n], n
         network = sorting_ops._sort_by_comparator(ops, 0, comp)
         for g, w in zip(got, network):
             assert_same(g, w)

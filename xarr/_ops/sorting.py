@@ -76,12 +76,12 @@ def _permutation(keys, dimension, descending):
 
 def _sort_impl(*operands, dimension, is_stable, num_keys, descending, comparator=None):
     if comparator is not None:
-        keyed = _key_of(comparator)
+        keyed = _keys_of(comparator)
         if keyed is None:
             return _sort_by_comparator(operands, dimension, comparator)
-        key_node, descending = keyed   # the keys computed once; the kernels sort them
-        perm = _permutation([_key_values(comparator, key_node, operands)], dimension,
-                            descending)
+        key_nodes, descending = keyed   # the keys computed once; the kernels sort them
+        perm = _permutation([_key_values(comparator, k, operands) for k in key_nodes],
+                            dimension, descending)
         outs = tuple(_indexing.take_rows(v, perm, dimension) for v in operands)
         return outs[0] if len(outs) == 1 else outs
     x = operands[0]
@@ -92,43 +92,97 @@ def _sort_impl(*operands, dimension, is_stable, num_keys, descending, comparator
     return outs[0] if len(outs) == 1 else outs
 
 
-def _key_of(comp):
-    """(the key instruction, descending) when comparator ``comp`` (a traced computation of
-    lhs_0, rhs_0, lhs_1, rhs_1, ...) is lt / gt(k(lhs_0, lhs_1, ...), k(rhs_0, rhs_1,
-    ...)) for one scalar function k, else None. Such a comparator is the order of the keys
-    k(operands): lt(abs(l0 - 0.5), abs(r0 - 0.5)) sorts by the distance from 0.5, and the
-    stable sort of the keys is the comparator's (ties by position). Example:
-    lambda l, r: lax.gt(l * l, r * r) gives (the instruction l * l, True)."""
-    root = comp.root
-    if root.op not in ("lt", "gt") or len(root.operands) != 2:
-        return None
-    seen = {}
+class _Shapes:
+    """Structural equality of a comparator's instructions: ``mirrors(x, y)`` when y is x
+    with each lhs parameter (2k) replaced by its rhs partner (2k + 1), ``same(x, y)``
+    when they compute the same thing (memoized: comparators are small trees)."""
 
-    def mirrors(x, y):   # y is x with each lhs parameter replaced by its rhs partner
-        pair = (id(x), id(y))
-        if pair not in seen:
+    def __init__(self):
+        self.seen = {}
+
+    def mirrors(self, x, y):
+        return self._equal(x, y, 1)
+
+    def same(self, x, y):
+        return x is y or self._equal(x, y, 0)
+
+    def _equal(self, x, y, shift):
+        key = (id(x), id(y), shift)
+        if key not in self.seen:
             if x.op == "parameter":
                 n = x.attrs["number"]
-                same = y.op == "parameter" and n % 2 == 0 and y.attrs["number"] == n + 1
+                eq = y.op == "parameter" and y.attrs["number"] == n + shift and \
+                    (shift == 0 or n % 2 == 0)
             elif x.op == "constant":
-                same = y.op == "constant" and x.type == y.type and \
+                eq = y.op == "constant" and x.type == y.type and \
                     np.array_equal(np.asarray(x.attrs["value"]), np.asarray(y.attrs["value"]))
             else:
-                same = (x.op == y.op and x.type == y.type and not x.calls and not y.calls
-                        and len(x.operands) == len(y.operands) and
-                        x.attrs.keys() == y.attrs.keys() and
-                        all(np.array_equal(np.asarray(x.attrs[k]), np.asarray(y.attrs[k]))
-                            for k in x.attrs) and
-                        all(mirrors(a, b) for a, b in zip(x.operands, y.operands)))
-            seen[pair] = same
-        return seen[pair]
+                eq = (x.op == y.op and x.type == y.type and not x.calls and not y.calls
+                      and len(x.operands) == len(y.operands) and
+                      x.attrs.keys() == y.attrs.keys() and
+                      all(np.array_equal(np.asarray(x.attrs[k]), np.asarray(y.attrs[k]))
+                          for k in x.attrs) and
+                      all(self._equal(a, b, shift) for a, b in zip(x.operands, y.operands)))
+            self.seen[key] = eq
+        return self.seen[key]
 
-    lhs, rhs = root.operands
-    return (lhs, root.op == "gt") if mirrors(lhs, rhs) else None
+
+def _keys_of(comp):
+    """([key instructions, most significant first], descending) when comparator ``comp``
+    (a traced computation of lhs_0, rhs_0, lhs_1, rhs_1, ...) is the lexicographic order
+    of keys k_1, k_2, ... (each a scalar function of the lhs values, compared with its
+    mirror on the rhs values), every one by lt, or every one by gt; else None.
+    Recognized: lt / gt(k(lhs), k(rhs)); select(eq(k(lhs), k(rhs)), REST, lt(k(lhs),
+    k(rhs))) and select(ne(...), lt(...), REST); or(lt(...), and(eq(...), REST)) in
+    either operand order; REST again such a comparator. Such a comparator is the
+    order of the keys k(operands) (ties by position in the stable sort), which the kernels
+    sort. Examples: lambda l, r: lax.gt(l * l, r * r) gives ([l * l], True);
+    lambda l0, r0, l1, r1: select(l0 == r0, l1 < r1, l0 < r0) gives ([l0, l1], False)."""
+    shapes = _Shapes()
+
+    def compare(node):   # lt / gt of a mirrored pair: (lhs key, op) or None
+        if node.op in ("lt", "gt") and len(node.operands) == 2 and \
+                shapes.mirrors(*node.operands):
+            return node.operands[0], node.op
+        return None
+
+    def pair_test(node, op):   # eq / ne of a mirrored pair: its lhs key, or None
+        if node.op == op and len(node.operands) == 2 and shapes.mirrors(*node.operands):
+            return node.operands[0]
+        return None
+
+    def chain(node):   # [(key, op), ...] or None
+        last = compare(node)
+        if last is not None:
+            return [last]
+        if node.op == "select":
+            test, if_true, if_false = node.operands
+            for op, first, rest in (("eq", if_false, if_true), ("ne", if_true, if_false)):
+                key = pair_test(test, op)
+                head = compare(first)
+                if key is not None and head is not None and shapes.same(key, head[0]):
+                    tail = chain(rest)
+                    return None if tail is None else [head] + tail
+        if node.op == "or":
+            for lt_side, and_side in (node.operands, node.operands[::-1]):
+                head = compare(lt_side)
+                if head is None or and_side.op != "and":
+                    continue
+                for test, rest in (and_side.operands, and_side.operands[::-1]):
+                    key = pair_test(test, "eq")
+                    if key is not None and shapes.same(key, head[0]):
+                        tail = chain(rest)
+                        return None if tail is None else [head] + tail
+        return None
+
+    keys = chain(comp.root)
+    if keys is None or len({op for _, op in keys}) != 1:
+        return None
+    return [k for k, _ in keys], keys[0][1] == "gt"
 
 
 def _key_values(comp, node, operands):
-    """The keys k(operands) of _key_of: the instructions ``node`` depends on, evaluated
+    """The keys k(operands) of _keys_of: the instructions ``node`` depends on, evaluated
     elementwise over whole operands (the lhs parameters are the operands)."""
     need, stack = set(), [node]
     while stack:
@@ -292,7 +346,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1, *, descending=False,
     NaNs last, -0.0 == +0.0 (``descending=True``: the reverse order). ``is_stable``: equal
     keys keep their order. ``comparator`` (the seed's): fn(lhs_0, rhs_0, lhs_1, rhs_1,
     ...) -> pred, true when lhs goes first; lt / gt of operand 0 run on the kernels, and
-    so does lt / gt of one function of each side (a key: _key_of, the keys computed once);
+    so does a lexicographic order of key functions of each side (_keys_of: the keys computed
+    once);
     any other is traced and runs as a stable comparison network (slow, general).
     Returns a tensor, or a tuple for a sequence."""
     single = not isinstance(operand, (tuple, list))
