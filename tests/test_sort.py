@@ -363,6 +363,25 @@ def test_every_isa_selection_against_a_sort(isa, dt, restore_isa):
                     assert np.all(lo <= got[k]) and np.all((hi >= got[k]) | np.isnan(hi))
 
 
+def test_network_stages_fused_against_eager(monkeypatch):
+    """A comparator the kernels do not take (mixed directions) runs the comparison network;
+    rows of 1024 or more run each stage as one xa.jit function: the same result as the
+    eager stages, and as NumPy's lexsort, along either axis of a 2-D operand."""
+    rng = np.random.default_rng(12)
+    a = rng.integers(0, 9, (3, 1500)).astype(np.float32)
+    b = rng.standard_normal((3, 1500))
+    comparator = lambda l0, r0, l1, r1: xa.lax.select(l0 == r0, l1 > r1, l0 < r0)  # noqa: E731
+    fused = xa.lax.sort((xa.asarray(a), xa.asarray(b)), 1, comparator=comparator)
+    down = xa.lax.sort((xa.asarray(a.T), xa.asarray(b.T)), 0, comparator=comparator)
+    monkeypatch.setattr(sorting_ops, "_FUSED_STAGES_FROM", 1 << 40)
+    eager = xa.lax.sort((xa.asarray(a), xa.asarray(b)), 1, comparator=comparator)
+    order = np.stack([np.lexsort((-b[r], a[r])) for r in range(3)])
+    for f, e, v in zip(fused, eager, (a, b)):
+        assert_same(f, e)
+        assert_same(f, np.take_along_axis(v, order, 1))
+    assert_same(down[1], np.take_along_axis(b, order, 1).T)
+
+
 def test_a_non_strict_comparator_still_permutes():
     """With <= both of a tied pair claim to go first: ties go by position, so the result
     is still a permutation (stable)."""
