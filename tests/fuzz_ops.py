@@ -1484,3 +1484,11 @@ import fuzz_contraction  # noqa: E402,F401
 import fuzz_everyday  # noqa: E402,F401  (issue 14's everyday functions)
 import fuzz_convolution  # noqa: E402,F401  (issue 15: convolutions)
 import fuzz_sorting  # noqa: E402,F401  (issue 16: sorting)
+
+NOT_FUZZED.update({
+    f"lax.{n}": "a collective needs several replica processes: every op, dtype and replica "
+                "group against NumPy from all replicas' inputs, with real processes, in "
+                "tests/test_collectives.py"
+    for n in ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "psum_scatter",
+              "ppermute", "axis_index", "replica_id", "all_reduce", "reduce_scatter",
+              "collective_permute", "cross_replica_sum")})

@@ -30,6 +30,7 @@ from xarr._graph.jit import clear_caches, jit
 from xarr._graph.lazy import eval, lazy  # noqa: A004
 from xarr import lax
 from xarr import linalg
+from xarr import distributed
 from xarr._numpy.ufuncs import *  # noqa: F401,F403  (every NumPy elementwise function)
 from xarr._numpy.ufuncs import clip, round, where  # noqa: A004
 from xarr._numpy.manipulation import (array_split, ascontiguousarray, asfortranarray, astype,

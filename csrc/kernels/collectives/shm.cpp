@@ -1,0 +1,504 @@
+// The shared-memory transport: contract and protocol in shm.h.
+#include "kernels/collectives/shm.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "core/capi.h"
+#include "core/dtype.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace xarr {
+
+namespace {
+
+constexpr uint64_t kMagic = 0x78617272'73686d31ull;   // "xarrshm1"
+constexpr int64_t kPage = 4096;
+
+enum RankPhase : int32_t { kNotAttached = 0, kAttached = 1, kDetached = 2 };
+
+struct alignas(64) RankState {
+  std::atomic<uint64_t> arrived;   // rounds this replica has published
+  std::atomic<int32_t> pid;
+  std::atomic<int32_t> phase;      // RankPhase
+  ShmCall call[2];                 // the call whose first round had this parity
+};
+
+struct Header {
+  std::atomic<uint64_t> magic;     // set last by the creator
+  int32_t nranks;
+  int64_t slot_bytes;
+  std::atomic<int32_t> attached;
+  std::atomic<int32_t> failed;     // 0, or the ShmStatus of the first failure
+  std::atomic<int32_t> failure_ready;
+  int32_t failure_peer;
+  int32_t failure_ranks[2];        // a mismatch: the two replicas and their calls
+  ShmCall failure_calls[2];
+  char failure_message[512];
+  RankState ranks[kShmMaxRanks];
+};
+
+int64_t data_offset() { return (static_cast<int64_t>(sizeof(Header)) + kPage - 1) / kPage * kPage; }
+
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+class ShmComm {
+ public:
+  Header* h = nullptr;
+  char* data = nullptr;
+  int64_t total = 0;
+  int rank = 0, nranks = 0;
+  int64_t slot = 0;
+  double timeout = 60;
+  uint64_t step = 0;     // rounds done by this replica
+  int readers[2][kShmMaxRanks];   // the group of the last round of each parity
+  int readers_n[2] = {0, 0};
+
+  char* slot_of(int r, uint64_t s) const;
+
+  // Records the job's first failure (every waiting survivor then reports it).
+  void record(int status, int peer, const char* message, const ShmCall* calls = nullptr);
+
+  // Copies the recorded failure into *fail (waiting briefly for its message).
+  int report(ShmFailure* fail);
+
+  // Waits until replica m has published round target - 1 (arrived >= target): spins,
+  // then yields, checking the failure flag, m's liveness and the timeout.
+  int wait_for(int m, uint64_t target, ShmFailure* fail);
+
+  // Before this replica writes its slot of round `step` = s: the replicas that read the
+  // same slot in round s - 2 (that round's group) must have finished, which they have
+  // once they published round s - 1 (arrived >= s). Within one group this holds already (the last
+  // round waited for them); a replica whose groups change (or a group of one, which never
+  // waits) would otherwise overwrite a slot a peer still reads.
+  int begin(ShmFailure* fail);
+
+  // Publishes round `step` (begin() came first; the contribution is in slot_of(rank,
+  // step)) and waits for the group. first: the round opens a collective (its call is
+  // checked against the peers').
+  int round(const int* members, int size, const ShmCall& call, bool first, ShmFailure* fail);
+};
+
+char* ShmComm::slot_of(int r, uint64_t s) const {
+  return data + (static_cast<int64_t>(r) * 2 + static_cast<int64_t>(s & 1)) * slot;
+}
+
+void ShmComm::record(int status, int peer, const char* message, const ShmCall* calls) {
+  int32_t none = 0;
+  if (h->failed.compare_exchange_strong(none, status, std::memory_order_acq_rel)) {
+    h->failure_peer = peer;
+    h->failure_ranks[0] = calls ? rank : -1;
+    h->failure_ranks[1] = calls ? peer : -1;
+    if (calls) {
+      h->failure_calls[0] = calls[0];
+      h->failure_calls[1] = calls[1];
+    }
+    std::snprintf(h->failure_message, sizeof h->failure_message, "%s", message);
+    h->failure_ready.store(1, std::memory_order_release);
+  }
+}
+
+int ShmComm::report(ShmFailure* fail) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!h->failure_ready.load(std::memory_order_acquire) && seconds_since(t0) < 1.0)
+    std::this_thread::yield();
+  fail->status = h->failed.load(std::memory_order_acquire);
+  fail->peer = h->failure_peer;
+  fail->ranks[0] = h->failure_ranks[0];
+  fail->ranks[1] = h->failure_ranks[1];
+  fail->calls[0] = h->failure_calls[0];
+  fail->calls[1] = h->failure_calls[1];
+  std::snprintf(fail->message, sizeof fail->message, "%s", h->failure_message);
+  return fail->status;
+}
+
+int ShmComm::wait_for(int m, uint64_t target, ShmFailure* fail) {
+  RankState& peer = h->ranks[m];
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t spins = 0;
+  while (peer.arrived.load(std::memory_order_acquire) < target) {
+    if (h->failed.load(std::memory_order_acquire)) return report(fail);
+    if (++spins < 4096) {
+      cpu_relax();
+      continue;
+    }
+    std::this_thread::yield();
+    if (spins % 256 != 0) continue;
+    char msg[256];
+    if (peer.phase.load(std::memory_order_acquire) == kDetached ||
+        (kill(peer.pid.load(std::memory_order_relaxed), 0) != 0 && errno == ESRCH)) {
+      if (peer.arrived.load(std::memory_order_acquire) >= target) break;
+      std::snprintf(msg, sizeof msg, "replica %d is gone (it exited or was killed) "
+                    "while replica %d waited for it", m, rank);
+      record(kShmPeerGone, m, msg);
+      return report(fail);
+    }
+    if (seconds_since(t0) > timeout) {
+      std::snprintf(msg, sizeof msg, "replica %d did not arrive within %g s "
+                    "(XARR_COLLECTIVE_TIMEOUT); replica %d waited for it", m, timeout,
+                    rank);
+      record(kShmTimeout, m, msg);
+      return report(fail);
+    }
+  }
+  return kShmOk;
+}
+
+int ShmComm::begin(ShmFailure* fail) {
+  const uint64_t s = step;
+  if (s < 2) return kShmOk;
+  const int p = static_cast<int>(s & 1);
+  for (int k = 0; k < readers_n[p]; ++k)
+    if (int st = wait_for(readers[p][k], s, fail)) return st;
+  return kShmOk;
+}
+
+int ShmComm::round(const int* members, int size, const ShmCall& call, bool first, ShmFailure* fail) {
+  if (int st = begin(fail)) return st;   // (the call descriptor shares the slot's parity)
+  const uint64_t s = step;
+  RankState& me = h->ranks[rank];
+  const int p = static_cast<int>(s & 1);
+  readers_n[p] = size;
+  std::copy(members, members + size, readers[p]);
+  if (first) me.call[p] = call;
+  me.arrived.store(s + 1, std::memory_order_release);
+  ++step;
+  for (int k = 0; k < size; ++k)
+    if (members[k] != rank)
+      if (int st = wait_for(members[k], s + 1, fail)) return st;
+  if (first) {
+    for (int k = 0; k < size; ++k) {
+      const ShmCall& theirs = h->ranks[members[k]].call[s & 1];
+      if (std::memcmp(&theirs, &call, sizeof call) != 0) {
+        const ShmCall both[2] = {call, theirs};
+        char msg[128];
+        std::snprintf(msg, sizeof msg, "replicas %d and %d called different collectives",
+                      rank, members[k]);
+        record(kShmMismatch, members[k], msg, both);
+        return report(fail);
+      }
+    }
+  }
+  return kShmOk;
+}
+
+namespace {
+
+int system_failure(ShmFailure* fail, const char* what, const std::string& name) {
+  fail->status = kShmSystem;
+  std::snprintf(fail->message, sizeof fail->message, "%s of shared memory %s failed: %s",
+                what, name.c_str(), std::strerror(errno));
+  return kShmSystem;
+}
+
+// out[0, count) = a op b (elementwise op `reduce`, EwOp) over contiguous elements.
+void combine(int reduce, int dtype, const char* a, const char* b, char* out, int64_t count) {
+  const int64_t isz = dtype_itemsize(dtype);
+  char* ptrs[3] = {const_cast<char*>(a), const_cast<char*>(b), out};
+  const int64_t sizes[3] = {isz, isz, isz};
+  ew_run_contiguous(reduce, dtype, 3, ptrs, sizes, count);
+}
+
+}  // namespace
+
+ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
+                    double timeout_s, ShmFailure* fail) {
+  if (nranks < 1 || nranks > kShmMaxRanks || rank < 0 || rank >= nranks || slot_bytes < 1) {
+    fail->status = kShmBadArgument;
+    std::snprintf(fail->message, sizeof fail->message, "bad replica %d of %d", rank, nranks);
+    return nullptr;
+  }
+  const std::string name = std::string("/xarr-") + token;
+  const int64_t slot = (slot_bytes + kPage - 1) / kPage * kPage;
+  const int64_t total = data_offset() + static_cast<int64_t>(nranks) * 2 * slot;
+  const auto t0 = std::chrono::steady_clock::now();
+  int fd = -1;
+  if (rank == 0) {
+    fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+      system_failure(fail, "creating", name);
+      return nullptr;
+    }
+    if (ftruncate(fd, total) != 0) {
+      system_failure(fail, "sizing", name);
+      close(fd);
+      shm_unlink(name.c_str());
+      return nullptr;
+    }
+  } else {
+    for (;;) {   // wait for replica 0 to create and size it
+      fd = shm_open(name.c_str(), O_RDWR, 0);
+      struct stat st;
+      if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size == total) {
+        if (st.st_uid != geteuid() || (st.st_mode & 0777) != 0600) {
+          close(fd);
+          fail->status = kShmSystem;
+          std::snprintf(fail->message, sizeof fail->message,
+                        "shared memory %s is not this user's with mode 0600: refused",
+                        name.c_str());
+          return nullptr;
+        }
+        break;
+      }
+      if (fd >= 0) close(fd);
+      if (seconds_since(t0) > timeout_s) {
+        fail->status = kShmTimeout;
+        fail->peer = 0;
+        std::snprintf(fail->message, sizeof fail->message,
+                      "replica 0 did not create the job's shared memory within %g s",
+                      timeout_s);
+        return nullptr;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  void* base = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_SHARED,
+                    fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) {
+    system_failure(fail, "mapping", name);
+    if (rank == 0) shm_unlink(name.c_str());
+    return nullptr;
+  }
+  ShmComm* c = new ShmComm();
+  c->h = static_cast<Header*>(base);
+  c->data = static_cast<char*>(base) + data_offset();
+  c->total = total;
+  c->rank = rank;
+  c->nranks = nranks;
+  c->slot = slot;
+  c->timeout = timeout_s;
+  Header* h = c->h;
+  if (rank == 0) {   // (ftruncate zero-filled it: counters start at 0)
+    h->nranks = nranks;
+    h->slot_bytes = slot;
+    h->magic.store(kMagic, std::memory_order_release);
+  } else {
+    while (h->magic.load(std::memory_order_acquire) != kMagic) {
+      if (seconds_since(t0) > timeout_s) {
+        munmap(base, static_cast<size_t>(total));
+        delete c;
+        fail->status = kShmTimeout;
+        std::snprintf(fail->message, sizeof fail->message,
+                      "the job's shared memory was never initialized");
+        return nullptr;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  h->ranks[rank].pid.store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
+  h->ranks[rank].phase.store(kAttached, std::memory_order_release);
+  // The last replica to attach unlinks the name: from then on the segment lives only as
+  // long as a replica maps it, whatever happens to them.
+  if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == nranks)
+    shm_unlink(name.c_str());
+  while (h->attached.load(std::memory_order_acquire) < nranks) {
+    if (h->failed.load(std::memory_order_acquire)) {
+      c->report(fail);
+      shm_detach(c);
+      return nullptr;
+    }
+    if (seconds_since(t0) > timeout_s) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "only %d of %d replicas attached within %g s",
+                    h->attached.load(), nranks, timeout_s);
+      c->record(kShmTimeout, -1, msg);
+      c->report(fail);
+      if (rank == 0) shm_unlink(name.c_str());
+      shm_detach(c);
+      return nullptr;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return c;
+}
+
+void shm_detach(ShmComm* c) {
+  if (!c) return;
+  c->h->ranks[c->rank].phase.store(kDetached, std::memory_order_release);
+  munmap(c->h, static_cast<size_t>(c->total));
+  delete c;
+}
+
+int64_t shm_slot_bytes(const ShmComm* c) { return c->slot; }
+
+int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
+                ShmFailure* fail) {
+  (void)index;
+  return c->round(members, size, call, true, fail);
+}
+
+int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
+                   const char* in, char* out, int64_t count, int dtype, int reduce,
+                   ShmFailure* fail) {
+  const int64_t isz = dtype_itemsize(dtype);
+  const int64_t nbytes = count * isz;
+  if (size == 1) {
+    if (out != in) std::memcpy(out, in, static_cast<size_t>(nbytes));
+    return c->round(members, size, call, true, fail);
+  }
+  // Small messages: one round, every member reduces the whole chunk (fewest waits).
+  // Large: two rounds per chunk, each member reduces its part of the chunk into its next
+  // slot (reduce-scatter), then every member copies the parts (all-gather).
+  const bool small = nbytes * size <= 64 * 1024;
+  const int64_t per_round = std::max<int64_t>(isz, c->slot / isz * isz);
+  bool first = true;
+  int64_t done = 0;
+  do {
+    const int64_t n = std::min(count - done, per_round / isz);
+    const int64_t off = done * isz;
+    if (int st = c->begin(fail)) return st;
+    std::memcpy(c->slot_of(c->rank, c->step), in + off, static_cast<size_t>(n * isz));
+    const uint64_t s = c->step;
+    if (int st = c->round(members, size, call, first, fail)) return st;
+    first = false;
+    if (small) {
+      combine(reduce, dtype, c->slot_of(members[0], s), c->slot_of(members[1], s), out + off, n);
+      for (int k = 2; k < size; ++k)
+        combine(reduce, dtype, out + off, c->slot_of(members[k], s), out + off, n);
+    } else {
+      const int64_t p0 = n * index / size, p1 = n * (index + 1) / size;
+      if (int st = c->begin(fail)) return st;
+      char* part = c->slot_of(c->rank, s + 1);   // my next slot (begin: free)
+      if (p1 > p0) {
+        combine(reduce, dtype, c->slot_of(members[0], s) + p0 * isz,
+                c->slot_of(members[1], s) + p0 * isz, part, p1 - p0);
+        for (int k = 2; k < size; ++k)
+          combine(reduce, dtype, part, c->slot_of(members[k], s) + p0 * isz, part, p1 - p0);
+      }
+      if (int st = c->round(members, size, call, false, fail)) return st;
+      for (int k = 0; k < size; ++k) {
+        const int64_t q0 = n * k / size, q1 = n * (k + 1) / size;
+        std::memcpy(out + off + q0 * isz, c->slot_of(members[k], s + 1),
+                    static_cast<size_t>((q1 - q0) * isz));
+      }
+    }
+    done += n;
+  } while (done < count);
+  return kShmOk;
+}
+
+int shm_all_gather(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
+                   const char* in, char* out, int64_t nbytes, ShmFailure* fail) {
+  (void)index;
+  bool first = true;
+  int64_t done = 0;
+  do {
+    const int64_t n = std::min(nbytes - done, c->slot);
+    if (int st = c->begin(fail)) return st;
+    std::memcpy(c->slot_of(c->rank, c->step), in + done, static_cast<size_t>(n));
+    const uint64_t s = c->step;
+    if (int st = c->round(members, size, call, first, fail)) return st;
+    first = false;
+    for (int k = 0; k < size; ++k)
+      std::memcpy(out + k * nbytes + done, c->slot_of(members[k], s), static_cast<size_t>(n));
+    done += n;
+  } while (done < nbytes);
+  return kShmOk;
+}
+
+namespace {
+
+// Rounds over [0, block_bytes) of `size` blocks: each round a sub-range of every block
+// goes through the slots (sub-block k of a slot is block k's), then consume(s, o, n).
+template <class Consume>
+int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
+                 const char* in, int64_t block_bytes, int64_t unit, ShmFailure* fail,
+                 Consume consume) {
+  const int64_t per = std::max<int64_t>(unit, c->slot / size / unit * unit);
+  bool first = true;
+  int64_t done = 0;
+  do {
+    const int64_t n = std::min(block_bytes - done, per);
+    if (int st = c->begin(fail)) return st;
+    char* mine = c->slot_of(c->rank, c->step);
+    for (int k = 0; k < size; ++k)
+      std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
+    const uint64_t s = c->step;
+    if (int st = c->round(members, size, call, first, fail)) return st;
+    first = false;
+    consume(s, done, n);
+    done += n;
+  } while (done < block_bytes);
+  return kShmOk;
+}
+
+}  // namespace
+
+int shm_all_to_all(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
+                   const char* in, char* out, int64_t block_bytes, ShmFailure* fail) {
+  return block_rounds(c, members, size, call, in, block_bytes, 1, fail,
+                      [&](uint64_t s, int64_t o, int64_t n) {
+                        for (int k = 0; k < size; ++k)
+                          std::memcpy(out + k * block_bytes + o,
+                                      c->slot_of(members[k], s) + index * n,
+                                      static_cast<size_t>(n));
+                      });
+}
+
+int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
+                       const ShmCall& call, const char* in, char* out, int64_t count,
+                       int dtype, int reduce, ShmFailure* fail) {
+  const int64_t isz = dtype_itemsize(dtype);
+  return block_rounds(c, members, size, call, in, count * isz, isz, fail,
+                      [&](uint64_t s, int64_t o, int64_t n) {
+                        auto at = [&](int k) { return c->slot_of(members[k], s) + index * n; };
+                        if (size == 1) {
+                          std::memcpy(out + o, at(0), static_cast<size_t>(n));
+                          return;
+                        }
+                        combine(reduce, dtype, at(0), at(1), out + o, n / isz);
+                        for (int k = 2; k < size; ++k)
+                          combine(reduce, dtype, out + o, at(k), out + o, n / isz);
+                      });
+}
+
+int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int64_t nbytes,
+                int source, ShmFailure* fail) {
+  int members[kShmMaxRanks];
+  for (int r = 0; r < c->nranks; ++r) members[r] = r;
+  bool first = true;
+  int64_t done = 0;
+  do {
+    const int64_t n = std::min(nbytes - done, c->slot);
+    if (int st = c->begin(fail)) return st;
+    std::memcpy(c->slot_of(c->rank, c->step), in + done, static_cast<size_t>(n));
+    const uint64_t s = c->step;
+    if (int st = c->round(members, c->nranks, call, first, fail)) return st;
+    first = false;
+    if (source >= 0)
+      std::memcpy(out + done, c->slot_of(source, s), static_cast<size_t>(n));
+    done += n;
+  } while (done < nbytes);
+  return kShmOk;
+}
+
+}  // namespace xarr

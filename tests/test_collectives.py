@@ -1,0 +1,324 @@
+"""Replica collectives (xarr/_ops/collectives.py over csrc/kernels/collectives/shm.h) with
+real processes (xa.distributed.run): every op against a NumPy reference computed from all
+replicas' inputs, on 1, 2, 3 and 4 replicas, replica groups of equal and different sizes,
+every dtype, messages larger than a slot; the faults (a replica that dies, hangs past the
+timeout, or calls a different op / shape / dtype) make every survivor raise
+CollectiveError; nothing is left in /dev/shm; the segment is the user's, mode 0600; the
+launcher's output, exit codes and cleanup."""
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import xarr as xa
+from xarr._bindings import collectives as transport
+from xarr.distributed import ReplicaFailure, run
+
+L = xa.lax
+DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.int64, np.complex64]
+
+
+def _shm_names():
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("xarr-"))
+
+
+@pytest.fixture(autouse=True)
+def no_segment_left():
+    before = _shm_names()
+    yield
+    assert _shm_names() == before
+
+
+def _input(rank, dt, shape=(4, 6)):
+    """Replica rank's operand: distinct per replica, exact in every dtype."""
+    rng = np.random.default_rng(rank)
+    v = rng.integers(-20, 20, shape)
+    if np.dtype(dt).kind == "u":
+        v = np.abs(v)
+    if np.dtype(dt).kind == "c":
+        return (v + 1j * rng.integers(-5, 5, shape)).astype(dt)
+    return v.astype(dt)
+
+
+# ---------------------------------------------------------------- every op, every dtype
+def every_op(dtypes):
+    n, r = xa.distributed.num_replicas(), xa.distributed.replica_id()
+    out = {"id": (int(L.axis_index("i")), int(L.replica_id()))}
+    for dt in dtypes:
+        x = xa.asarray(_input(r, dt))
+        name = np.dtype(dt).name
+        out[name, "psum"] = L.psum(x, "i")
+        out[name, "all_gather"] = L.all_gather(x, "i")
+        out[name, "all_gather_tiled_1"] = L.all_gather(x, "i", axis=1, tiled=True)
+        out[name, "ppermute"] = L.ppermute(x, "i", [(k, (k + 1) % n) for k in range(n - 1)])
+        if np.dtype(dt).kind != "c":
+            out[name, "pmax"] = L.pmax(x, "i")
+            out[name, "pmin"] = L.pmin(x, "i")
+        wide = xa.asarray(np.concatenate([_input(r, dt)] * n, axis=1))     # (4, 6n)
+        out[name, "all_to_all"] = L.all_to_all(wide, "i", 1, 0, tiled=True)
+        out[name, "psum_scatter"] = L.psum_scatter(wide, "i", scatter_dimension=1,
+                                                   tiled=True)
+        stacked = xa.asarray(np.stack([_input(r, dt)] * n))                 # (n, 4, 6)
+        out[name, "all_to_all_stack"] = L.all_to_all(stacked, "i", 0, 2)
+        out[name, "psum_scatter_stack"] = L.psum_scatter(stacked, "i")
+    out["pmean"] = L.pmean(xa.asarray(_input(r, np.int32)), "i")
+    out["tree"] = L.psum({"a": xa.asarray([1.0, r]), "b": (xa.asarray([r]),)}, "i")
+    out["bool_or"] = L.all_reduce(xa.asarray(np.arange(5) == r), "or")
+    out["traced"] = L.all_reduce(xa.asarray(_input(r, np.float64)),
+                                 lambda a, b: a * 2 + b)
+    out["big"] = L.psum(xa.asarray(np.arange(700_001, dtype=np.float32) * (r + 1)), "i")
+    return out
+
+
+def _want(n, r, dt, op):
+    xs = [_input(k, dt) for k in range(n)]
+    wides = [np.concatenate([x] * n, axis=1) for x in xs]
+    if op == "psum":
+        return sum(xs[1:], xs[0])
+    if op == "pmax":
+        return np.maximum.reduce(xs)
+    if op == "pmin":
+        return np.minimum.reduce(xs)
+    if op == "all_gather":
+        return np.stack(xs)
+    if op == "all_gather_tiled_1":
+        return np.concatenate(xs, axis=1)
+    if op == "ppermute":
+        return xs[r - 1] if r > 0 else np.zeros_like(xs[0])
+    if op == "all_to_all":      # block r of every replica's split axis, concatenated
+        return np.concatenate([w[:, 6 * r: 6 * r + 6] for w in wides], axis=0)
+    if op == "psum_scatter":
+        return sum(w[:, 6 * r: 6 * r + 6] for w in wides[1:]) + wides[0][:, 6 * r: 6 * r + 6]
+    if op == "all_to_all_stack":   # (4, 6, n): replica k's block r stacked last
+        return np.stack([xs[k] for k in range(n)], axis=2)
+    if op == "psum_scatter_stack":
+        return sum(xs[1:], xs[0])
+    raise AssertionError(op)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_every_op_against_numpy(n):
+    results = run(every_op, n=n, args=(DTYPES,))
+    for r, out in enumerate(results):
+        assert out["id"] == (r, r)
+        for dt in DTYPES:
+            name = np.dtype(dt).name
+            for op in ("psum", "pmax", "pmin", "all_gather", "all_gather_tiled_1",
+                       "ppermute", "all_to_all", "psum_scatter", "all_to_all_stack",
+                       "psum_scatter_stack"):
+                if (name, op) not in out:
+                    continue
+                got, want = out[name, op], _want(n, r, dt, op)
+                assert got.dtype == want.dtype and got.shape == want.shape, (name, op)
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} {op} on {r}")
+        ints = [_input(k, np.int32) for k in range(n)]
+        np.testing.assert_allclose(out["pmean"], sum(ints) / n)
+        assert out["pmean"].dtype == np.float64
+        np.testing.assert_array_equal(out["tree"]["a"], [n, sum(range(n))])
+        np.testing.assert_array_equal(out["tree"]["b"][0], [sum(range(n))])
+        np.testing.assert_array_equal(out["bool_or"], np.arange(5) < n)
+        acc = _input(0, np.float64)
+        for k in range(1, n):
+            acc = acc * 2 + _input(k, np.float64)
+        np.testing.assert_array_equal(out["traced"], acc)
+        np.testing.assert_array_equal(
+            out["big"], np.arange(700_001, dtype=np.float32) * (n * (n + 1) // 2))
+    # every replica got the same bits
+    for op in ("psum", "all_gather"):
+        for out in results[1:]:
+            np.testing.assert_array_equal(out["float32", op], results[0]["float32", op])
+
+
+# ---------------------------------------------------------------- replica groups
+def grouped():
+    r = xa.distributed.replica_id()
+    x = xa.asarray(np.array([1.0, 10.0]) * (r + 1))
+    return {"pairs": L.psum(x, "i", axis_index_groups=[[0, 2], [1, 3]]),
+            "uneven": L.all_reduce(x, "max", replica_groups=[[3], [2, 0, 1]]),
+            "gather": L.all_gather(x, "i", axis_index_groups=[[1, 0], [3, 2]]),
+            "crs": L.cross_replica_sum(x, [[0, 1, 2], [3]]),
+            "rs": L.reduce_scatter(xa.asarray(np.arange(4.0) + r), "add", 0, [[0, 3], [1, 2]]),
+            "permute": L.collective_permute(x, [(0, 3), (3, 0), (1, 2)])}
+
+
+def test_replica_groups():
+    res = run(grouped, n=4)
+    v = [np.array([1.0, 10.0]) * (r + 1) for r in range(4)]
+    for r, out in enumerate(res):
+        pair = [0, 2] if r in (0, 2) else [1, 3]
+        np.testing.assert_array_equal(out["pairs"], v[pair[0]] + v[pair[1]])
+        np.testing.assert_array_equal(out["uneven"], v[3] if r == 3 else v[2])
+        order = [1, 0] if r in (0, 1) else [3, 2]
+        np.testing.assert_array_equal(out["gather"], np.stack([v[k] for k in order]))
+        group = [0, 1, 2] if r < 3 else [3]
+        np.testing.assert_array_equal(out["crs"], sum(v[k] for k in group))
+        members = [0, 3] if r in (0, 3) else [1, 2]
+        total = sum(np.arange(4.0) + k for k in members)
+        i = members.index(r)
+        np.testing.assert_array_equal(out["rs"], total[2 * i: 2 * i + 2])
+        source = {3: 0, 0: 3, 2: 1}.get(r)
+        np.testing.assert_array_equal(out["permute"], v[source] if source is not None
+                                      else np.zeros(2))
+
+
+def bad_arguments():
+    x = xa.asarray([1.0, 2.0])
+    errors = []
+    for call in (lambda: L.psum(x, "i", axis_index_groups=[[0], [0, 1]]),
+                 lambda: L.ppermute(x, "i", [(0, 1), (1, 1)]),
+                 lambda: L.ppermute(x, "i", [(0, 5)]),
+                 lambda: L.all_to_all(xa.asarray(np.ones(3)), "i", 0, 0, tiled=True),
+                 lambda: L.psum_scatter(xa.asarray(np.ones((3, 2))), "i"),
+                 lambda: L.all_reduce(x, "sub"),
+                 lambda: L.all_reduce(x, "and"),
+                 lambda: xa.jit(lambda v: L.psum(v, "i"))(x)):
+        try:
+            call()
+            errors.append(None)
+        except Exception as e:   # noqa: BLE001 (the test reads each message)
+            errors.append((type(e).__name__, str(e)))
+    L.psum(x, "i")      # the job still works after refused calls
+    return errors
+
+
+def test_bad_arguments_raise_naming_the_op_and_values():
+    errors = run(bad_arguments, n=2)[0]
+    expected = [("ValueError", "xa.lax.psum: replica_groups [[0], [0, 1]] must hold each"),
+                ("ValueError", "xa.lax.ppermute: perm [(0, 1), (1, 1)] repeats a target"),
+                ("ValueError", "names replica 5, not in [0, 2)"),
+                ("ValueError", "split_axis 0 has 3 elements, not a multiple of the group "
+                               "size 2"),
+                ("ValueError", "scatter_dimension 0 has 3 elements; without tiled it must"),
+                ("ValueError", "computation 'sub' is not one of"),
+                ("TypeError", "a bitwise reduction needs bool or integer operands"),
+                ("NotImplementedError", "xa.lax.psum: collectives run eagerly")]
+    for got, (kind, text) in zip(errors, expected):
+        assert got is not None and got[0] == kind and text in got[1], (got, kind, text)
+
+
+# ---------------------------------------------------------------- faults
+def dies_before_psum():
+    if xa.distributed.replica_id() == 1:
+        os._exit(3)
+    return L.psum(xa.asarray([1.0]), "i")
+
+
+def killed_mid_job():
+    x = L.psum(xa.asarray([1.0]), "i")        # everyone attached and in step
+    if xa.distributed.replica_id() == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return L.psum(x, "i")
+
+
+def hangs():
+    if xa.distributed.replica_id() == 0:
+        time.sleep(30)
+    return L.psum(xa.asarray([1.0]), "i")
+
+
+def mismatched(kind):
+    r = xa.distributed.replica_id()
+    if kind == "shape":
+        return L.psum(xa.asarray(np.ones(3 + r)), "i")
+    if kind == "dtype":
+        return L.psum(xa.asarray(np.ones(3, np.float32 if r else np.float64)), "i")
+    return L.psum(xa.asarray(np.ones(3)), "i") if r else L.all_gather(xa.asarray(np.ones(3)))
+
+
+def _failures(results):
+    return [x for x in results if isinstance(x, ReplicaFailure)]
+
+
+def test_a_replica_that_dies_makes_every_survivor_raise():
+    res = run(dies_before_psum, n=3, return_exceptions=True)
+    assert res[1].kind == "exit 3"
+    for r in (0, 2):
+        assert res[r].kind == "CollectiveError", res[r]
+        assert "xa.lax.psum" in res[r].message and "replica 1 is gone" in res[r].message
+
+
+def test_a_killed_replica_leaves_no_segment_and_survivors_raise():
+    res = run(killed_mid_job, n=3, return_exceptions=True)
+    assert res[2].kind == "exit -9"
+    for r in (0, 1):
+        assert res[r].kind == "CollectiveError" and "replica 2 is gone" in res[r].message
+
+
+def test_a_hung_replica_times_out(monkeypatch):
+    monkeypatch.setenv("XARR_COLLECTIVE_TIMEOUT", "1.5")
+    t0 = time.monotonic()
+    res = run(hangs, n=2, return_exceptions=True, timeout=20)
+    assert time.monotonic() - t0 < 20
+    assert res[1].kind == "CollectiveError"
+    assert "replica 0 did not arrive within 1.5 s (XARR_COLLECTIVE_TIMEOUT)" in res[1].message
+
+
+@pytest.mark.parametrize("kind, what", [("shape", "bytes"), ("dtype", "dtype, bytes"),
+                                        ("op", "op, reduction")])
+def test_a_mismatch_names_both_calls(kind, what):
+    res = run(mismatched, n=2, args=(kind,), return_exceptions=True)
+    for r in (0, 1):
+        assert res[r].kind == "CollectiveError", res[r]
+        assert f"replicas called different collectives ({what} differ)" in res[r].message
+        assert "replica 0 called" in res[r].message and "replica 1 called" in res[r].message
+
+
+def test_the_segment_is_the_users_with_mode_0600():
+    """Replica 0 of a job whose replica 1 never comes: the segment exists while it waits,
+    owned by this user with mode 0600, and is gone after the attach times out."""
+    token = secrets.token_hex(16)
+    seen, error = [], []
+
+    def attach():
+        try:
+            transport.Transport(token, 0, 2, 1 << 16, 2.0)
+        except transport.TransportFailure as e:
+            error.append(e)
+
+    t = threading.Thread(target=attach)
+    t.start()
+    path = f"/dev/shm/xarr-{token}"
+    for _ in range(200):
+        if os.path.exists(path):
+            st = os.stat(path)
+            seen.append((st.st_uid, st.st_mode & 0o777))
+            break
+        time.sleep(0.01)
+    t.join()
+    assert seen == [(os.geteuid(), 0o600)]
+    assert error and error[0].status == "timeout" and "1 of 2 replicas attached" in \
+        error[0].message
+    assert not os.path.exists(path)
+
+
+# ---------------------------------------------------------------- the launcher
+SCRIPT = """
+import sys
+import numpy as np
+import xarr as xa
+xa.distributed.initialize()
+r = xa.distributed.replica_id()
+total = xa.lax.psum(xa.asarray([r + 1.0]), "i")
+print("sum", float(total[0]), flush=True)
+if len(sys.argv) > 1 and r == int(sys.argv[1]):
+    sys.exit(7)
+"""
+
+
+def test_launcher_prefixes_output_and_returns_the_first_error(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    ok = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "3", str(script)],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert sorted(ok.stdout.splitlines()) == ["[0] sum 6.0", "[1] sum 6.0", "[2] sum 6.0"]
+    bad = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "2", str(script), "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 7

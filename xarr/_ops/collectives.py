@@ -1,0 +1,337 @@
+"""Replica collectives (seed 004: AllReduce, AllGather, AllToAll, ReduceScatter,
+CollectivePermute, CrossReplicaSum, ReplicaId), named as jax.lax's (``psum``, ``pmax``,
+``pmin``, ``pmean``, ``all_gather``, ``all_to_all``, ``psum_scatter``, ``ppermute``,
+``axis_index``) and as the seed's (``all_reduce`` with a computation, ``reduce_scatter``,
+``collective_permute``, ``cross_replica_sum``, ``replica_id``).
+
+Every replica of the job (xarr/distributed) runs the same program; a collective takes one
+operand per replica and gives each replica its result. ``axis_name`` is accepted for jax's
+signatures and names the one replica axis; ``axis_index_groups`` (jax) and
+``replica_groups`` (the seed) split the replicas into groups that each run the op among
+themselves (None: one group of every replica, in order). Shapes and dtypes must agree over
+a group: a replica that differs, dies or hangs past XARR_COLLECTIVE_TIMEOUT makes every
+survivor raise CollectiveError naming the op and the replica.
+
+The data moves through the shared-memory transport (csrc/kernels/collectives/shm.h):
+reductions in member order, so every replica gets the same bits. These functions run
+eagerly (under xa.jit / xa.lazy they raise: not yet recorded as graph ops).
+
+    >>> # on 2 replicas holding [1., 2.5] and [3., 5.25]:
+    >>> xa.lax.psum(x, "i")                    # [4., 7.75] on both
+    >>> xa.lax.all_gather(x, "i", tiled=True)  # [1., 2.5, 3., 5.25] on both
+"""
+
+import numpy as np
+
+from xarr import _core
+from xarr import _tensor
+from xarr._bindings import collectives as _transport
+from xarr._dtypes import CODE_OF, KINDS
+from xarr._graph import pytree
+from xarr._graph.trace import Traced
+from xarr._ops.conversion import asarray
+from xarr._ops.elementwise import lax_apply
+from xarr._ops import structural as S
+from xarr._ops.structural import as_operand
+from xarr._ops.reduction import _vectorized
+from xarr._graph.trace import TracedComputation, trace_sub
+from xarr._graph.ir import Module, TensorType
+from xarr.distributed import _state
+
+_EW = _core.ew_ops()
+# reduction name -> the elementwise kernel (EwOp) the transport combines with
+_REDUCE = {"add": _EW["ADD"][0], "mul": _EW["MUL"][0], "max": _EW["MAX"][0],
+           "min": _EW["MIN"][0], "and": _EW["AND"][0], "or": _EW["OR"][0],
+           "xor": _EW["XOR"][0]}
+
+
+def _operand(fn, x):
+    x = as_operand(x)
+    if isinstance(x, Traced):
+        raise NotImplementedError(f"{fn}: collectives run eagerly; under xa.jit / xa.lazy "
+                                  f"they are not recorded yet")
+    return _transport.dense(_tensor.strided(x))
+
+
+def _group(fn, groups, channel_id=None):
+    job = _state.job()
+    gs = _state.groups_of(fn, groups, job.size)
+    members, index = _state.my_group(gs, job.rank)
+    return job, gs, members, index
+
+
+def _run(fn, job, work):
+    try:
+        return work()
+    except _transport.TransportFailure as e:
+        raise _state.failure(fn, e, job.rank) from None
+
+
+def _leaves(fn, tree, one):
+    """one(leaf) over a pytree of operands (jax's collectives take pytrees)."""
+    leaves = []
+    struct = pytree.flatten(tree, leaves)
+    return pytree.unflatten(struct, iter([one(v) for v in leaves]))
+
+
+# ------------------------------------------------------------------------ all-reduce
+def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
+    x = _operand(fn, x)
+    job, gs, members, index = _group(fn, groups, channel_id)
+    code = CODE_OF[x.dtype]
+    if reduce in ("and", "or", "xor") and KINDS[code] not in "biu":
+        raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
+                        f"{x.dtype}")
+    if job.transport is None:
+        return x.copy()
+    call = _state.call_of("all-reduce", code, _REDUCE[reduce], len(members),
+                          x.size * x.dtype.itemsize, gs, channel_id)
+    return _run(fn, job, lambda: job.transport.all_reduce(x, members, index, call,
+                                                          _REDUCE[reduce]))
+
+
+def psum(x, axis_name=None, *, axis_index_groups=None):
+    """jax.lax.psum: the sum over the replicas (of each leaf of a pytree)."""
+    return _leaves("xa.lax.psum", x, lambda v: _all_reduce_leaf(
+        "xa.lax.psum", v, "add", axis_index_groups, None))
+
+
+def pmax(x, axis_name=None, *, axis_index_groups=None):
+    """jax.lax.pmax: the elementwise maximum over the replicas (NaN wins, as lax.max)."""
+    return _leaves("xa.lax.pmax", x, lambda v: _all_reduce_leaf(
+        "xa.lax.pmax", v, "max", axis_index_groups, None))
+
+
+def pmin(x, axis_name=None, *, axis_index_groups=None):
+    """jax.lax.pmin: the elementwise minimum over the replicas."""
+    return _leaves("xa.lax.pmin", x, lambda v: _all_reduce_leaf(
+        "xa.lax.pmin", v, "min", axis_index_groups, None))
+
+
+def pmean(x, axis_name=None, *, axis_index_groups=None):
+    """jax.lax.pmean: psum divided by the group's size (integers become float64, as
+    NumPy's true division)."""
+    def one(v):
+        total = _all_reduce_leaf("xa.lax.pmean", v, "add", axis_index_groups, None)
+        job = _state.job()
+        gs = _state.groups_of("xa.lax.pmean", axis_index_groups, job.size)
+        n = len(_state.my_group(gs, job.rank)[0])
+        if KINDS[CODE_OF[total.dtype]] in "biu":
+            total = total.astype(np.float64)
+        return lax_apply("div", total, asarray(np.asarray(n, total.dtype)))
+    return _leaves("xa.lax.pmean", x, one)
+
+
+def cross_replica_sum(operand, replica_groups=None):
+    """The seed's CrossReplicaSum: all_reduce with add."""
+    return _all_reduce_leaf("xa.lax.cross_replica_sum", operand, "add", replica_groups, None)
+
+
+def _named_reduction(computation, code):
+    """'add' / 'mul' / 'max' / 'min' / 'and' / 'or' / 'xor' when ``computation`` (a string
+    or a Python function of two scalars) is one of those ops of its two parameters, else
+    the traced computation."""
+    if isinstance(computation, str):
+        if computation not in _REDUCE:
+            raise ValueError(f"xa.lax.all_reduce: computation {computation!r} is not one of "
+                             f"{sorted(_REDUCE)} or a function")
+        return computation, None
+    types = [TensorType(code, (), None)] * 2
+    sub, _, out = trace_sub(TracedComputation("main", Module("all_reduce")), computation,
+                            types, "all_reduce", "lax.all_reduce")
+    root, params = sub.root, sub.parameters
+    if root.op in _REDUCE and len(root.operands) == 2 and \
+            set(map(id, root.operands)) == set(map(id, params)):
+        return root.op, None
+    return None, sub
+
+
+def all_reduce(operand, computation="add", replica_groups=None, channel_id=None):
+    """The seed's AllReduce: ``operand`` (a tensor or a tuple of them) reduced over each
+    group with ``computation`` (a name or a function of two scalars; add, mul, max, min,
+    and, or, xor run in the transport, any other function is applied to the gathered
+    operands in member order)."""
+    fn = "xa.lax.all_reduce"
+
+    def one(v):
+        x = _operand(fn, v)
+        name, sub = _named_reduction(computation, CODE_OF[x.dtype])
+        if sub is None:
+            return _all_reduce_leaf(fn, x, name, replica_groups, channel_id)
+        gathered = _all_gather_leaf(fn, x, replica_groups, channel_id)
+        acc = gathered[0]
+        for k in range(1, gathered.shape[0]):
+            acc = _vectorized(sub, [acc, gathered[k]])[0]
+        return acc
+    if isinstance(operand, (tuple, list)):
+        return tuple(one(v) for v in operand)
+    return one(operand)
+
+
+# ------------------------------------------------------------------------ gathers, permutes
+def _all_gather_leaf(fn, x, groups, channel_id):
+    """(group size, *x.shape): the members' operands stacked in member order."""
+    x = _operand(fn, x)
+    job, gs, members, index = _group(fn, groups, channel_id)
+    if job.transport is None:
+        return S.reshape(x, (1,) + tuple(x.shape))
+    call = _state.call_of("all-gather", CODE_OF[x.dtype], -1, len(members),
+                          x.size * x.dtype.itemsize, gs, channel_id)
+    return _run(fn, job, lambda: job.transport.all_gather(x, members, index, call))
+
+
+def _axis(fn, axis, ndim, what="axis"):
+    a = int(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{fn}: {what} {axis} is out of range for rank {ndim}")
+    return a % ndim
+
+
+def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False):
+    """jax.lax.all_gather: the replicas' operands stacked along a new ``axis``, or with
+    ``tiled`` concatenated along ``axis`` (the seed's AllGather, all_gather_dim)."""
+    fn = "xa.lax.all_gather"
+
+    def one(v):
+        g = _all_gather_leaf(fn, v, axis_index_groups, None)   # (n, *shape)
+        n, shape = g.shape[0], tuple(g.shape[1:])
+        if not tiled:
+            a = _axis(fn, axis, len(shape) + 1)
+            return S.transpose(g, tuple(range(1, a + 1)) + (0,) +
+                               tuple(range(a + 1, len(shape) + 1)))
+        a = _axis(fn, axis, len(shape))
+        moved = S.transpose(g, tuple(range(1, a + 1)) + (0,) +
+                            tuple(range(a + 1, len(shape) + 1)))
+        return S.reshape(moved, shape[:a] + (n * shape[a],) + shape[a + 1:])
+    return _leaves(fn, x, one)
+
+
+def _blocks(fn, x, axis, n, what):
+    """x split along ``axis`` into n blocks, blocks first, dense: (n, *block shape)."""
+    shape = tuple(x.shape)
+    if shape[axis] % n:
+        raise ValueError(f"{fn}: {what} {axis} has {shape[axis]} elements, not a multiple "
+                         f"of the group size {n}")
+    split = S.reshape(x, shape[:axis] + (n, shape[axis] // n) + shape[axis + 1:])
+    order = (axis,) + tuple(d for d in range(split.ndim) if d != axis)
+    return _transport.dense(_tensor.strided(S.transpose(split, order)))
+
+
+def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_groups=None,
+               tiled=False):
+    """jax.lax.all_to_all: block k of ``split_axis`` goes to member k, and the blocks a
+    replica receives are joined in member order: stacked along ``concat_axis`` in place of
+    the split axis (which must have the group's size), or with ``tiled`` concatenated
+    along ``concat_axis`` (the seed's AllToAll)."""
+    fn = "xa.lax.all_to_all"
+    v = _operand(fn, x)
+    job, gs, members, index = _group(fn, axis_index_groups)
+    n = len(members)
+    sa = _axis(fn, split_axis, v.ndim, "split_axis")
+    if not tiled and v.shape[sa] != n:
+        raise ValueError(f"{fn}: split_axis {split_axis} has {v.shape[sa]} elements; "
+                         f"without tiled it must be the group size {n}")
+    blocks = _blocks(fn, v, sa, n, "split_axis")            # (n, *block)
+    if job.transport is None:
+        got = blocks
+    else:
+        call = _state.call_of("all-to-all", CODE_OF[v.dtype], -1, n,
+                              v.size * v.dtype.itemsize, gs, None)
+        got = _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index, call))
+    block = tuple(got.shape[1:])                              # x's shape, split axis / n
+    if not tiled:
+        squeezed = S.reshape(got, (n,) + block[:sa] + block[sa + 1:])
+        ca = _axis(fn, concat_axis, len(block), "concat_axis")
+        return S.transpose(squeezed, tuple(range(1, ca + 1)) + (0,) +
+                           tuple(range(ca + 1, len(block))))
+    ca = _axis(fn, concat_axis, len(block), "concat_axis")
+    moved = S.transpose(got, tuple(range(1, ca + 1)) + (0,) + tuple(range(ca + 1,
+                                                                          len(block) + 1)))
+    return S.reshape(moved, block[:ca] + (n * block[ca],) + block[ca + 1:])
+
+
+def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
+    v = _operand(fn, x)
+    job, gs, members, index = _group(fn, groups, channel_id)
+    n = len(members)
+    d = _axis(fn, dim, v.ndim, "scatter_dimension")
+    if not tiled and v.shape[d] != n:
+        raise ValueError(f"{fn}: scatter_dimension {dim} has {v.shape[d]} elements; "
+                         f"without tiled it must be the group size {n}")
+    blocks = _blocks(fn, v, d, n, "scatter_dimension")       # (n, *block)
+    if job.transport is None:
+        got = S.reshape(blocks, tuple(blocks.shape[1:]))
+    else:
+        call = _state.call_of("reduce-scatter", CODE_OF[v.dtype], _REDUCE[reduce], n,
+                              v.size * v.dtype.itemsize, gs, channel_id)
+        got = _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
+                                                                 call, _REDUCE[reduce]))
+    block = tuple(got.shape)
+    if not tiled:
+        return S.reshape(got, block[:d] + block[d + 1:])
+    return got
+
+
+def psum_scatter(x, axis_name=None, *, scatter_dimension=0, axis_index_groups=None,
+                 tiled=False):
+    """jax.lax.psum_scatter: the sum over the replicas, of which member k keeps block k of
+    ``scatter_dimension`` (that dim removed, or with ``tiled`` divided by the group
+    size)."""
+    fn = "xa.lax.psum_scatter"
+    return _leaves(fn, x, lambda v: _reduce_scatter_leaf(fn, v, "add", scatter_dimension,
+                                                         tiled, axis_index_groups, None))
+
+
+def reduce_scatter(operand, computation="add", scatter_dimension=0, replica_groups=None,
+                   channel_id=None):
+    """The seed's ReduceScatter: the reduction (add, mul, max, min, and, or, xor) of which
+    member k keeps block k of ``scatter_dimension`` (divided by the group size)."""
+    fn = "xa.lax.reduce_scatter"
+    name = computation if isinstance(computation, str) else None
+    if name not in _REDUCE:
+        raise ValueError(f"{fn}: computation must be one of {sorted(_REDUCE)}, got "
+                         f"{computation!r}")
+    return _reduce_scatter_leaf(fn, operand, name, scatter_dimension, True, replica_groups,
+                                channel_id)
+
+
+def ppermute(x, axis_name=None, perm=()):
+    """jax.lax.ppermute: for each (source, target) of ``perm`` the target receives the
+    source's operand; a replica no pair targets receives zeros."""
+    fn = "xa.lax.ppermute"
+    job = _state.job()
+    pairs = [(int(s), int(t)) for s, t in perm]
+    for what, ids in (("source", [s for s, _ in pairs]), ("target", [t for _, t in pairs])):
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{fn}: perm {pairs} repeats a {what}")
+        bad = [r for r in ids if not 0 <= r < job.size]
+        if bad:
+            raise ValueError(f"{fn}: perm {pairs} names replica {bad[0]}, not in "
+                             f"[0, {job.size})")
+    source = dict((t, s) for s, t in pairs).get(job.rank, -1)
+
+    def one(v):
+        v = _operand(fn, v)
+        if job.transport is None:
+            return v.copy() if source == 0 else S.broadcast_in_dim(
+                asarray(np.zeros((), v.dtype)), tuple(v.shape), ())
+        call = _state.call_of("collective-permute", CODE_OF[v.dtype], -1, job.size,
+                              v.size * v.dtype.itemsize, (tuple(pairs),), None)
+        return _run(fn, job, lambda: job.transport.permute(v, source, call))
+    return _leaves(fn, x, one)
+
+
+def collective_permute(operand, source_target_pairs, channel_id=None):
+    """The seed's CollectivePermute: ppermute with ``source_target_pairs``."""
+    return ppermute(operand, None, source_target_pairs)
+
+
+# ------------------------------------------------------------------------ ids
+def axis_index(axis_name=None):
+    """jax.lax.axis_index: this replica's index (int32 scalar)."""
+    return asarray(np.int32(_state.job().rank))
+
+
+def replica_id():
+    """The seed's ReplicaId: this replica's id (uint32 scalar)."""
+    return asarray(np.uint32(_state.job().rank))

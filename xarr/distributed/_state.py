@@ -1,0 +1,159 @@
+"""This process's place among the replicas of an SPMD job, and its transport.
+
+The launcher (xarr/distributed/launch.py) starts N copies of a program with three
+variables: XARR_REPLICA_ID (0 .. N-1), XARR_NUM_REPLICAS (N) and XARR_JOB_TOKEN (128
+random bits, hex: the name of the job's shared memory, which no other job can guess).
+``initialize()`` reads them and attaches the shared-memory transport
+(csrc/kernels/collectives/shm.h); without them the process is replica 0 of 1 and every
+collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds, default 60) bounds every wait
+for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round.
+
+Failures of the transport become ``CollectiveError`` naming the op, the replica and what
+differed (``failure``).
+"""
+
+import atexit
+import os
+import re
+import zlib
+
+from xarr._bindings import collectives as _transport
+from xarr._dtypes import XLA_NAMES
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_SLOT_BYTES = 2 << 20
+
+# The transport's op codes (ShmCall.op) and their XLA names, for messages.
+OP_CODES = {"all-reduce": 1, "all-gather": 2, "all-to-all": 3, "reduce-scatter": 4,
+            "collective-permute": 5, "barrier": 6}
+_OP_NAMES = {v: k for k, v in OP_CODES.items()}
+
+
+class CollectiveError(RuntimeError):
+    """A collective could not complete: a replica died, hung past the timeout, or called a
+    different op, shape or dtype. Every surviving replica raises it."""
+
+
+class _Job:
+    def __init__(self, rank, size, token, transport):
+        self.rank, self.size, self.token, self.transport = rank, size, token, transport
+
+
+_job = None
+
+
+def _env_int(name, default=None):
+    v = os.environ.get(name)
+    if v is None or v == "":
+        return default
+    try:
+        return int(v)
+    except ValueError:
+        raise ValueError(f"xarr.distributed: {name}={v!r} is not an integer") from None
+
+
+def timeout():
+    """XARR_COLLECTIVE_TIMEOUT in seconds (default 60)."""
+    v = os.environ.get("XARR_COLLECTIVE_TIMEOUT", "")
+    try:
+        t = float(v) if v else DEFAULT_TIMEOUT
+    except ValueError:
+        raise ValueError(f"xarr.distributed: XARR_COLLECTIVE_TIMEOUT={v!r} is not a number "
+                         f"of seconds") from None
+    if not t > 0:
+        raise ValueError(f"xarr.distributed: XARR_COLLECTIVE_TIMEOUT={v!r} must be > 0")
+    return t
+
+
+def initialize(replica_id=None, num_replicas=None, token=None):
+    """Joins this process to its job (the launcher's environment, or the arguments); a
+    process without them is replica 0 of 1. Idempotent. Returns (replica_id, count)."""
+    global _job
+    if _job is not None:
+        return _job.rank, _job.size
+    rank = _env_int("XARR_REPLICA_ID", 0) if replica_id is None else int(replica_id)
+    size = _env_int("XARR_NUM_REPLICAS", 1) if num_replicas is None else int(num_replicas)
+    token = os.environ.get("XARR_JOB_TOKEN") if token is None else token
+    if not 1 <= size <= _transport.MAX_RANKS:
+        raise ValueError(f"xarr.distributed: {size} replicas (1 to {_transport.MAX_RANKS})")
+    if not 0 <= rank < size:
+        raise ValueError(f"xarr.distributed: replica id {rank} is not in [0, {size})")
+    transport = None
+    if size > 1:
+        if not token or not re.fullmatch(r"[0-9a-f]{16,64}", token):
+            raise ValueError("xarr.distributed: XARR_JOB_TOKEN must be 16 to 64 hex digits "
+                             "(start replicas with python -m xarr.launch)")
+        slot = _env_int("XARR_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES)
+        try:
+            transport = _transport.Transport(token, rank, size, slot, timeout())
+        except _transport.TransportFailure as e:
+            raise CollectiveError(f"xarr.distributed.initialize: replica {rank} of {size} "
+                                  f"could not join the job: {e.message}") from None
+    _job = _Job(rank, size, token, transport)
+    atexit.register(finalize)
+    return rank, size
+
+
+def finalize():
+    """Detaches this replica (peers still waiting for it then fail instead of hanging)."""
+    global _job
+    if _job is not None and _job.transport is not None:
+        _job.transport.close()
+    _job = None
+
+
+def job():
+    """The job, initialized on first use."""
+    if _job is None:
+        initialize()
+    return _job
+
+
+def groups_of(fn, replica_groups, size):
+    """The replica groups as tuples (None or empty: one group of every replica in order),
+    each replica in exactly one (the seed: the groups cover the replicas)."""
+    if not replica_groups:
+        return (tuple(range(size)),)
+    groups = tuple(tuple(int(r) for r in g) for g in replica_groups)
+    seen = sorted(r for g in groups for r in g)
+    if seen != list(range(size)):
+        raise ValueError(f"{fn}: replica_groups {[list(g) for g in groups]} must hold each of "
+                         f"the {size} replicas exactly once")
+    if any(len(g) == 0 for g in groups):
+        raise ValueError(f"{fn}: replica_groups {[list(g) for g in groups]} has an empty "
+                         f"group")
+    return groups
+
+
+def my_group(groups, rank):
+    """(members, my index in them)."""
+    for g in groups:
+        if rank in g:
+            return g, g.index(rank)
+    raise AssertionError("groups_of covers every replica")
+
+
+def call_of(op, dtype_code, reduce, group_size, nbytes, groups, channel_id):
+    """The ShmCall tuple every member must agree on."""
+    key = repr((groups, channel_id)).encode()
+    return (OP_CODES[op], dtype_code, reduce, group_size, nbytes, zlib.crc32(key))
+
+
+def describe(call):
+    op, dtype, reduce, group_size, nbytes, _ = call
+    name = _OP_NAMES.get(op, f"op {op}")
+    dt = XLA_NAMES[dtype] if 0 <= dtype < len(XLA_NAMES) else f"dtype {dtype}"
+    return f"{name} of {dt}, {nbytes} bytes, over a group of {group_size}"
+
+
+def failure(fn, e, rank):
+    """The CollectiveError of a TransportFailure e, naming fn (the lax function)."""
+    if e.status == "mismatch":
+        (r0, r1), (c0, c1) = e.ranks, e.calls
+        what = [name for name, a, b in zip(("op", "dtype", "reduction", "group size",
+                                            "bytes", "replica groups / channel"), c0, c1)
+                if a != b]
+        return CollectiveError(
+            f"{fn}: replicas called different collectives ({', '.join(what)} differ): "
+            f"replica {r0} called {describe(c0)}; replica {r1} called {describe(c1)}")
+    return CollectiveError(f"{fn} on replica {rank}: {e.message}")
