@@ -322,3 +322,30 @@ def test_launcher_prefixes_output_and_returns_the_first_error(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "2", str(script), "1"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 7
+
+
+# ---------------------------------------------------------------- the worked example
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent /
+                       "examples"))
+import heat2d  # noqa: E402  (examples/heat2d.py: the domain-decomposed heat equation)
+
+
+def heat_band(n, steps):
+    return heat2d.solve(n, steps, check=5)
+
+
+@pytest.mark.parametrize("replicas", [2, 3])
+def test_heat_equation_matches_one_process_bit_for_bit(replicas):
+    n, steps = 37, 20
+    whole, first, residuals = heat2d.solve(n, steps, check=5)     # this process: 1 of 1
+    assert first == 0 and whole.shape == (n, n)
+    got = np.empty_like(whole)
+    bands = run(heat_band, n=replicas, args=(n, steps))
+    for r, (u, lo, res) in enumerate(bands):
+        lo_, hi_ = heat2d.band(n, r, replicas)
+        assert lo == lo_ - 1 and u.shape == (hi_ - lo_ + 2, n)
+        got[lo_:hi_] = u[1:-1]
+        np.testing.assert_allclose(res, residuals, rtol=1e-12)
+    got[0], got[-1] = whole[0], whole[-1]
+    np.testing.assert_array_equal(got, whole)
+    assert not np.array_equal(whole, heat2d.initial(n))     # (the heat moved)

@@ -54,10 +54,16 @@ def _operand(fn, x):
 
 
 def _group(fn, groups, channel_id=None):
+    """(job, groups, my group's members, my index in them, the groups' hash), resolved once
+    per (groups, channel) and job: a small collective's cost is mostly this Python."""
     job = _state.job()
-    gs = _state.groups_of(fn, groups, job.size)
-    members, index = _state.my_group(gs, job.rank)
-    return job, gs, members, index
+    key = (None if not groups else tuple(tuple(g) for g in groups), channel_id)
+    hit = job.groups.get(key)
+    if hit is None:
+        gs = _state.groups_of(fn, groups, job.size)
+        members, index = _state.my_group(gs, job.rank)
+        hit = job.groups[key] = (job, gs, members, index, _state.groups_hash(gs, channel_id))
+    return hit
 
 
 def _run(fn, job, work):
@@ -69,6 +75,8 @@ def _run(fn, job, work):
 
 def _leaves(fn, tree, one):
     """one(leaf) over a pytree of operands (jax's collectives take pytrees)."""
+    if type(tree) is _tensor.Tensor:
+        return one(tree)
     leaves = []
     struct = pytree.flatten(tree, leaves)
     return pytree.unflatten(struct, iter([one(v) for v in leaves]))
@@ -77,15 +85,15 @@ def _leaves(fn, tree, one):
 # ------------------------------------------------------------------------ all-reduce
 def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
     x = _operand(fn, x)
-    job, gs, members, index = _group(fn, groups, channel_id)
+    job, gs, members, index, ghash = _group(fn, groups, channel_id)
     code = CODE_OF[x.dtype]
     if reduce in ("and", "or", "xor") and KINDS[code] not in "biu":
         raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
                         f"{x.dtype}")
     if job.transport is None:
         return x.copy()
-    call = _state.call_of("all-reduce", code, _REDUCE[reduce], len(members),
-                          x.size * x.dtype.itemsize, gs, channel_id)
+    call = (_state.OP_CODES["all-reduce"], code, _REDUCE[reduce], len(members),
+            x.size * x.dtype.itemsize, ghash)
     return _run(fn, job, lambda: job.transport.all_reduce(x, members, index, call,
                                                           _REDUCE[reduce]))
 
@@ -113,9 +121,7 @@ def pmean(x, axis_name=None, *, axis_index_groups=None):
     NumPy's true division)."""
     def one(v):
         total = _all_reduce_leaf("xa.lax.pmean", v, "add", axis_index_groups, None)
-        job = _state.job()
-        gs = _state.groups_of("xa.lax.pmean", axis_index_groups, job.size)
-        n = len(_state.my_group(gs, job.rank)[0])
+        n = len(_group("xa.lax.pmean", axis_index_groups)[2])
         if KINDS[CODE_OF[total.dtype]] in "biu":
             total = total.astype(np.float64)
         return lax_apply("div", total, asarray(np.asarray(n, total.dtype)))
@@ -172,11 +178,11 @@ def all_reduce(operand, computation="add", replica_groups=None, channel_id=None)
 def _all_gather_leaf(fn, x, groups, channel_id):
     """(group size, *x.shape): the members' operands stacked in member order."""
     x = _operand(fn, x)
-    job, gs, members, index = _group(fn, groups, channel_id)
+    job, gs, members, index, ghash = _group(fn, groups, channel_id)
     if job.transport is None:
         return S.reshape(x, (1,) + tuple(x.shape))
-    call = _state.call_of("all-gather", CODE_OF[x.dtype], -1, len(members),
-                          x.size * x.dtype.itemsize, gs, channel_id)
+    call = (_state.OP_CODES["all-gather"], CODE_OF[x.dtype], -1, len(members),
+            x.size * x.dtype.itemsize, ghash)
     return _run(fn, job, lambda: job.transport.all_gather(x, members, index, call))
 
 
@@ -225,7 +231,7 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
     along ``concat_axis`` (the seed's AllToAll)."""
     fn = "xa.lax.all_to_all"
     v = _operand(fn, x)
-    job, gs, members, index = _group(fn, axis_index_groups)
+    job, gs, members, index, ghash = _group(fn, axis_index_groups)
     n = len(members)
     sa = _axis(fn, split_axis, v.ndim, "split_axis")
     if not tiled and v.shape[sa] != n:
@@ -235,8 +241,8 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
     if job.transport is None:
         got = blocks
     else:
-        call = _state.call_of("all-to-all", CODE_OF[v.dtype], -1, n,
-                              v.size * v.dtype.itemsize, gs, None)
+        call = (_state.OP_CODES["all-to-all"], CODE_OF[v.dtype], -1, n,
+                v.size * v.dtype.itemsize, ghash)
         got = _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index, call))
     block = tuple(got.shape[1:])                              # x's shape, split axis / n
     if not tiled:
@@ -252,7 +258,7 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
 
 def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
     v = _operand(fn, x)
-    job, gs, members, index = _group(fn, groups, channel_id)
+    job, gs, members, index, ghash = _group(fn, groups, channel_id)
     n = len(members)
     d = _axis(fn, dim, v.ndim, "scatter_dimension")
     if not tiled and v.shape[d] != n:
@@ -262,8 +268,8 @@ def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
     if job.transport is None:
         got = S.reshape(blocks, tuple(blocks.shape[1:]))
     else:
-        call = _state.call_of("reduce-scatter", CODE_OF[v.dtype], _REDUCE[reduce], n,
-                              v.size * v.dtype.itemsize, gs, channel_id)
+        call = (_state.OP_CODES["reduce-scatter"], CODE_OF[v.dtype], _REDUCE[reduce], n,
+                v.size * v.dtype.itemsize, ghash)
         got = _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
                                                                  call, _REDUCE[reduce]))
     block = tuple(got.shape)
@@ -315,8 +321,8 @@ def ppermute(x, axis_name=None, perm=()):
         if job.transport is None:
             return v.copy() if source == 0 else S.broadcast_in_dim(
                 asarray(np.zeros((), v.dtype)), tuple(v.shape), ())
-        call = _state.call_of("collective-permute", CODE_OF[v.dtype], -1, job.size,
-                              v.size * v.dtype.itemsize, (tuple(pairs),), None)
+        call = (_state.OP_CODES["collective-permute"], CODE_OF[v.dtype], -1, job.size,
+                v.size * v.dtype.itemsize, _state.groups_hash((tuple(pairs),), None))
         return _run(fn, job, lambda: job.transport.permute(v, source, call))
     return _leaves(fn, x, one)
 

@@ -37,6 +37,7 @@ class CollectiveError(RuntimeError):
 class _Job:
     def __init__(self, rank, size, token, transport):
         self.rank, self.size, self.token, self.transport = rank, size, token, transport
+        self.groups = {}   # xarr/_ops/collectives.py's resolved groups
 
 
 _job = None
@@ -133,10 +134,9 @@ def my_group(groups, rank):
     raise AssertionError("groups_of covers every replica")
 
 
-def call_of(op, dtype_code, reduce, group_size, nbytes, groups, channel_id):
-    """The ShmCall tuple every member must agree on."""
-    key = repr((groups, channel_id)).encode()
-    return (OP_CODES[op], dtype_code, reduce, group_size, nbytes, zlib.crc32(key))
+def groups_hash(groups, channel_id):
+    """ShmCall.groups_hash: the same on every replica for the same groups and channel."""
+    return zlib.crc32(repr((groups, channel_id)).encode())
 
 
 def describe(call):
