@@ -212,15 +212,25 @@ def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False
     return _leaves(fn, x, one)
 
 
-def _blocks(fn, x, axis, n, what):
-    """x split along ``axis`` into n blocks, blocks first, dense: (n, *block shape)."""
-    shape = tuple(x.shape)
-    if shape[axis] % n:
-        raise ValueError(f"{fn}: {what} {axis} has {shape[axis]} elements, not a multiple "
-                         f"of the group size {n}")
-    split = S.reshape(x, shape[:axis] + (n, shape[axis] // n) + shape[axis + 1:])
-    order = (axis,) + tuple(d for d in range(split.ndim) if d != axis)
-    return _transport.dense(_tensor.strided(S.transpose(split, order)))
+def _split(fn, x, dim, what, tiled, groups, channel_id):
+    """The operand split along ``dim`` into the group's blocks, blocks first and dense:
+    (operand, job, members, index, groups hash, dim, blocks of shape (n, *block)).
+    Without ``tiled`` the dim must have the group's size."""
+    v = _operand(fn, x)
+    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    n = len(members)
+    d = _axis(fn, dim, v.ndim, what)
+    shape = tuple(v.shape)
+    if not tiled and shape[d] != n:
+        raise ValueError(f"{fn}: {what} {dim} has {shape[d]} elements; without tiled it "
+                         f"must be the group size {n}")
+    if shape[d] % n:
+        raise ValueError(f"{fn}: {what} {dim} has {shape[d]} elements, not a multiple of "
+                         f"the group size {n}")
+    split = S.reshape(v, shape[:d] + (n, shape[d] // n) + shape[d + 1:])
+    order = (d,) + tuple(k for k in range(split.ndim) if k != d)
+    blocks = _transport.dense(_tensor.strided(S.transpose(split, order)))
+    return v, job, members, index, ghash, d, blocks
 
 
 def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_groups=None,
@@ -230,14 +240,9 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
     the split axis (which must have the group's size), or with ``tiled`` concatenated
     along ``concat_axis`` (the seed's AllToAll)."""
     fn = "xa.lax.all_to_all"
-    v = _operand(fn, x)
-    job, gs, members, index, ghash = _group(fn, axis_index_groups)
+    v, job, members, index, ghash, sa, blocks = _split(fn, x, split_axis, "split_axis", tiled,
+                                                       axis_index_groups, None)
     n = len(members)
-    sa = _axis(fn, split_axis, v.ndim, "split_axis")
-    if not tiled and v.shape[sa] != n:
-        raise ValueError(f"{fn}: split_axis {split_axis} has {v.shape[sa]} elements; "
-                         f"without tiled it must be the group size {n}")
-    blocks = _blocks(fn, v, sa, n, "split_axis")            # (n, *block)
     if job.transport is None:
         got = blocks
     else:
@@ -257,14 +262,9 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
 
 
 def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
-    v = _operand(fn, x)
-    job, gs, members, index, ghash = _group(fn, groups, channel_id)
+    v, job, members, index, ghash, d, blocks = _split(fn, x, dim, "scatter_dimension", tiled,
+                                                      groups, channel_id)
     n = len(members)
-    d = _axis(fn, dim, v.ndim, "scatter_dimension")
-    if not tiled and v.shape[d] != n:
-        raise ValueError(f"{fn}: scatter_dimension {dim} has {v.shape[d]} elements; "
-                         f"without tiled it must be the group size {n}")
-    blocks = _blocks(fn, v, d, n, "scatter_dimension")       # (n, *block)
     if job.transport is None:
         got = S.reshape(blocks, tuple(blocks.shape[1:]))
     else:

@@ -406,41 +406,25 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
   return kShmOk;
 }
 
-int shm_all_gather(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
-                   const char* in, char* out, int64_t nbytes, ShmFailure* fail) {
-  (void)index;
-  bool first = true;
-  int64_t done = 0;
-  do {
-    const int64_t n = std::min(nbytes - done, c->slot);
-    if (int st = c->begin(fail)) return st;
-    std::memcpy(c->slot_of(c->rank, c->step), in + done, static_cast<size_t>(n));
-    const uint64_t s = c->step;
-    if (int st = c->round(members, size, call, first, fail)) return st;
-    first = false;
-    for (int k = 0; k < size; ++k)
-      std::memcpy(out + k * nbytes + done, c->slot_of(members[k], s), static_cast<size_t>(n));
-    done += n;
-  } while (done < nbytes);
-  return kShmOk;
-}
 
 namespace {
 
-// Rounds over [0, block_bytes) of `size` blocks: each round a sub-range of every block
-// goes through the slots (sub-block k of a slot is block k's), then consume(s, o, n).
+// Rounds over [0, block_bytes) of the nblocks blocks of `in` (1: the whole operand; the
+// group size: all-to-all's blocks): each round a sub-range of every block goes through
+// this replica's slot (sub-block k of the slot is block k's), then consume(round, offset,
+// bytes) reads what the group's slots hold.
 template <class Consume>
 int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
-                 const char* in, int64_t block_bytes, int64_t unit, ShmFailure* fail,
-                 Consume consume) {
-  const int64_t per = std::max<int64_t>(unit, c->slot / size / unit * unit);
+                 const char* in, int nblocks, int64_t block_bytes, int64_t unit,
+                 ShmFailure* fail, Consume consume) {
+  const int64_t per = std::max<int64_t>(unit, c->slot / nblocks / unit * unit);
   bool first = true;
   int64_t done = 0;
   do {
     const int64_t n = std::min(block_bytes - done, per);
     if (int st = c->begin(fail)) return st;
     char* mine = c->slot_of(c->rank, c->step);
-    for (int k = 0; k < size; ++k)
+    for (int k = 0; k < nblocks; ++k)
       std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
     const uint64_t s = c->step;
     if (int st = c->round(members, size, call, first, fail)) return st;
@@ -455,7 +439,7 @@ int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
 
 int shm_all_to_all(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                    const char* in, char* out, int64_t block_bytes, ShmFailure* fail) {
-  return block_rounds(c, members, size, call, in, block_bytes, 1, fail,
+  return block_rounds(c, members, size, call, in, size, block_bytes, 1, fail,
                       [&](uint64_t s, int64_t o, int64_t n) {
                         for (int k = 0; k < size; ++k)
                           std::memcpy(out + k * block_bytes + o,
@@ -468,7 +452,7 @@ int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
                        const ShmCall& call, const char* in, char* out, int64_t count,
                        int dtype, int reduce, ShmFailure* fail) {
   const int64_t isz = dtype_itemsize(dtype);
-  return block_rounds(c, members, size, call, in, count * isz, isz, fail,
+  return block_rounds(c, members, size, call, in, size, count * isz, isz, fail,
                       [&](uint64_t s, int64_t o, int64_t n) {
                         auto at = [&](int k) { return c->slot_of(members[k], s) + index * n; };
                         if (size == 1) {
@@ -481,24 +465,27 @@ int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
                       });
 }
 
+
+int shm_all_gather(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
+                   const char* in, char* out, int64_t nbytes, ShmFailure* fail) {
+  (void)index;
+  return block_rounds(c, members, size, call, in, 1, nbytes, 1, fail,
+                      [&](uint64_t s, int64_t o, int64_t n) {
+                        for (int k = 0; k < size; ++k)
+                          std::memcpy(out + k * nbytes + o, c->slot_of(members[k], s),
+                                      static_cast<size_t>(n));
+                      });
+}
+
 int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int64_t nbytes,
                 int source, ShmFailure* fail) {
   int members[kShmMaxRanks];
   for (int r = 0; r < c->nranks; ++r) members[r] = r;
-  bool first = true;
-  int64_t done = 0;
-  do {
-    const int64_t n = std::min(nbytes - done, c->slot);
-    if (int st = c->begin(fail)) return st;
-    std::memcpy(c->slot_of(c->rank, c->step), in + done, static_cast<size_t>(n));
-    const uint64_t s = c->step;
-    if (int st = c->round(members, c->nranks, call, first, fail)) return st;
-    first = false;
-    if (source >= 0)
-      std::memcpy(out + done, c->slot_of(source, s), static_cast<size_t>(n));
-    done += n;
-  } while (done < nbytes);
-  return kShmOk;
+  return block_rounds(c, members, c->nranks, call, in, 1, nbytes, 1, fail,
+                      [&](uint64_t s, int64_t o, int64_t n) {
+                        if (source >= 0)
+                          std::memcpy(out + o, c->slot_of(source, s), static_cast<size_t>(n));
+                      });
 }
 
 }  // namespace xarr
