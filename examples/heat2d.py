@@ -3,9 +3,9 @@
 The grid is n x n with fixed boundary values (the top edge at 1, the others at 0). Replica
 r of R owns a band of rows and keeps one halo row above and below it; each step
 - exchanges halos with ``xa.lax.ppermute`` (its first row up, its last row down),
-- updates its band with one ``xa.jit`` function (the 5-point stencil),
+- updates its band (the 5-point stencil),
 and every ``check`` steps the global residual (the root of the sum of squared changes) is a
-``xa.lax.psum`` of the bands' sums. The field is the same, bit for bit, on any number of
+``xa.lax.psum`` of the bands' sums; a step is one ``xa.jit`` function, collectives included. The field is the same, bit for bit, on any number of
 replicas (each point's arithmetic is the same); the residual is a sum in another order.
 
     python examples/heat2d.py --n 512 --steps 200              # one process
@@ -30,13 +30,26 @@ def _stencil(u):
     return u.at[1:-1, 1:-1].set(inner + ALPHA * lap)
 
 
-def _change(new, old):
-    d = new[1:-1, 1:-1] - old[1:-1, 1:-1]
-    return (d * d).sum()
+def _step(u, rank, size, residual):
+    """Halo exchange, stencil and (with ``residual``) the global sum of squared changes:
+    one xa.jit function per (rank, size, residual), the collectives inside it."""
+    if size > 1:
+        up = [(k, k - 1) for k in range(1, size)]        # my first row -> the band above
+        down = [(k, k + 1) for k in range(size - 1)]     # my last row -> the band below
+        from_below = xa.lax.ppermute(u[1], "i", up)
+        from_above = xa.lax.ppermute(u[-2], "i", down)
+        if rank > 0:
+            u = u.at[0].set(from_above)
+        if rank < size - 1:
+            u = u.at[-1].set(from_below)
+    new = _stencil(u)
+    if not residual:
+        return new, None
+    d = new[1:-1, 1:-1] - u[1:-1, 1:-1]
+    return new, xa.lax.psum((d * d).sum(), "i")
 
 
-stencil = xa.jit(_stencil)
-change = xa.jit(_change)
+step = xa.jit(_step, static_argnums=(1, 2, 3))
 
 
 def band(n, rank, size):
@@ -57,21 +70,11 @@ def solve(n=256, steps=100, check=10):
     rank, size = xa.distributed.replica_id(), xa.distributed.num_replicas()
     lo, hi = band(n, rank, size)
     u = xa.asarray(initial(n)[lo - 1:hi + 1])          # the band and its two halo rows
-    up = [(k, k - 1) for k in range(1, size)]          # my first row -> the band above
-    down = [(k, k + 1) for k in range(size - 1)]       # my last row -> the band below
     residuals = []
-    for step in range(1, steps + 1):
-        if size > 1:
-            from_below = xa.lax.ppermute(u[1], "i", up)
-            from_above = xa.lax.ppermute(u[-2], "i", down)
-            if rank > 0:
-                u = u.at[0].set(from_above)
-            if rank < size - 1:
-                u = u.at[-1].set(from_below)
-        new = stencil(u)
-        if step % check == 0:
-            residuals.append(float(xa.lax.psum(change(new, u), "i")) ** 0.5)
-        u = new
+    for k in range(1, steps + 1):
+        u, total = step(u, rank, size, k % check == 0)
+        if total is not None:
+            residuals.append(float(total) ** 0.5)
     return np.asarray(u), lo - 1, residuals
 
 

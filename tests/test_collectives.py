@@ -74,6 +74,21 @@ def every_op(dtypes):
     out["traced"] = L.all_reduce(xa.asarray(_input(r, np.float64)),
                                  lambda a, b: a * 2 + b)
     out["big"] = L.psum(xa.asarray(np.arange(700_001, dtype=np.float32) * (r + 1)), "i")
+    x = xa.asarray(_input(r, np.float32))
+    wide = xa.asarray(np.concatenate([_input(r, np.float32)] * n, axis=1))
+
+    def program(v, w):
+        return (L.psum(v * 2, "i") + 1, L.all_gather(v, "i", axis=1, tiled=True),
+                L.psum_scatter(w, "i", scatter_dimension=1, tiled=True),
+                L.all_to_all(w, "i", 1, 0, tiled=True),
+                L.pmax(L.ppermute(v, "i", [(0, n - 1)]), "i"))
+    jitted = xa.jit(program)
+    out["jit"] = jitted(x, wide)
+    out["eager"] = program(x, wide)
+    with xa.lazy():
+        lazy = program(x, wide)
+    out["lazy"] = tuple(xa.eval(v) for v in lazy)
+    out["text"] = jitted.lower(x, wide).as_text()
     return out
 
 
@@ -130,6 +145,14 @@ def test_every_op_against_numpy(n):
         np.testing.assert_array_equal(out["traced"], acc)
         np.testing.assert_array_equal(
             out["big"], np.arange(700_001, dtype=np.float32) * (n * (n + 1) // 2))
+        for j, e, z in zip(out["jit"], out["eager"], out["lazy"]):
+            np.testing.assert_array_equal(j, e)
+            np.testing.assert_array_equal(z, e)
+        groups = "{" + ",".join(map(str, range(n))) + "}"
+        for line in ("all-reduce(", "all-gather(", "reduce-scatter(", "all-to-all(",
+                     f"replica_groups={{{groups}}}, to_apply=%add", "to_apply=%max",
+                     f"collective-permute(p0), source_target_pairs={{{{0,{n - 1}}}}}"):
+            assert line in out["text"], (line, out["text"])
     # every replica got the same bits
     for op in ("psum", "all_gather"):
         for out in results[1:]:
@@ -177,8 +200,7 @@ def bad_arguments():
                  lambda: L.all_to_all(xa.asarray(np.ones(3)), "i", 0, 0, tiled=True),
                  lambda: L.psum_scatter(xa.asarray(np.ones((3, 2))), "i"),
                  lambda: L.all_reduce(x, "sub"),
-                 lambda: L.all_reduce(x, "and"),
-                 lambda: xa.jit(lambda v: L.psum(v, "i"))(x)):
+                 lambda: L.all_reduce(x, "and")):
         try:
             call()
             errors.append(None)
@@ -197,8 +219,7 @@ def test_bad_arguments_raise_naming_the_op_and_values():
                                "size 2"),
                 ("ValueError", "scatter_dimension 0 has 3 elements; without tiled it must"),
                 ("ValueError", "computation 'sub' is not one of"),
-                ("TypeError", "a bitwise reduction needs bool or integer operands"),
-                ("NotImplementedError", "xa.lax.psum: collectives run eagerly")]
+                ("TypeError", "a bitwise reduction needs bool or integer operands")]
     for got, (kind, text) in zip(errors, expected):
         assert got is not None and got[0] == kind and text in got[1], (got, kind, text)
 

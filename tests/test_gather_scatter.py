@@ -446,7 +446,8 @@ def test_random_take_blocks_with_bad_indices(dt, n, restore_threads):
         clipped = np.clip(far, 0, 49)
         assert_same(L.gather(x, xa.asarray(far[:, None]), dn, (1,)), src[clipped])
         filled = src[clipped].copy()
-        filled[(far < 0) | (far > 49)] = L.gather(x, xa.asarray([[99]]), dn, (1,), mode="fill").item()
+        fill = L.gather(x, xa.asarray([[99]]), dn, (1,), mode="fill").item()
+        filled[(far < 0) | (far > 49)] = fill
         assert_same(L.gather(x, xa.asarray(far[:, None]), dn, (1,), mode="fill"), filled)
 
 

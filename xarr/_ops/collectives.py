@@ -13,8 +13,11 @@ a group: a replica that differs, dies or hangs past XARR_COLLECTIVE_TIMEOUT make
 survivor raise CollectiveError naming the op and the replica.
 
 The data moves through the shared-memory transport (csrc/kernels/collectives/shm.h):
-reductions in member order, so every replica gets the same bits. These functions run
-eagerly (under xa.jit / xa.lazy they raise: not yet recorded as graph ops).
+reductions in member order, so every replica gets the same bits. Each collective is one
+graph op (all_reduce, all_gather, all_to_all, reduce_scatter, collective_permute: the
+transport's forms; the jax functions reshape around them), so it runs eagerly and is
+recorded under xa.jit / xa.lazy, printed as XLA prints it:
+``all-reduce(p0), replica_groups={{0,1}}, to_apply=%add``.
 
     >>> # on 2 replicas holding [1., 2.5] and [3., 5.25]:
     >>> xa.lax.psum(x, "i")                    # [4., 7.75] on both
@@ -26,7 +29,7 @@ import numpy as np
 from xarr import _core
 from xarr import _tensor
 from xarr._bindings import collectives as _transport
-from xarr._dtypes import CODE_OF, KINDS
+from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
 from xarr._graph import pytree
 from xarr._graph.trace import Traced
 from xarr._ops.conversion import asarray
@@ -46,10 +49,12 @@ _REDUCE = {"add": _EW["ADD"][0], "mul": _EW["MUL"][0], "max": _EW["MAX"][0],
 
 
 def _operand(fn, x):
-    x = as_operand(x)
-    if isinstance(x, Traced):
-        raise NotImplementedError(f"{fn}: collectives run eagerly; under xa.jit / xa.lazy "
-                                  f"they are not recorded yet")
+    """x as a tensor or traced value (a collective records itself under xa.jit /
+    xa.lazy; the transport gets a dense row-major tensor: _dense)."""
+    return as_operand(x)
+
+
+def _dense(x):
     return _transport.dense(_tensor.strided(x))
 
 
@@ -86,16 +91,58 @@ def _leaves(fn, tree, one):
 def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
     x = _operand(fn, x)
     job, gs, members, index, ghash = _group(fn, groups, channel_id)
-    code = CODE_OF[x.dtype]
-    if reduce in ("and", "or", "xor") and KINDS[code] not in "biu":
+    if reduce in ("and", "or", "xor") and KINDS[_code(x)] not in "biu":
         raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
-                        f"{x.dtype}")
+                        f"{XLA_NAMES[_code(x)]}")
+    return S.apply("all_reduce", [x], fn=fn, reduce=reduce, groups=gs,
+                   channel_id=channel_id, side_effect=True)
+
+
+def _code(x):
+    return x.instr.type.code if isinstance(x, Traced) else CODE_OF[x.dtype]
+
+
+def _all_reduce_impl(x, fn, reduce, groups, channel_id, side_effect):
+    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    x = _dense(x)
     if job.transport is None:
         return x.copy()
-    call = (_state.OP_CODES["all-reduce"], code, _REDUCE[reduce], len(members),
+    call = (_state.OP_CODES["all-reduce"], CODE_OF[x.dtype], _REDUCE[reduce], len(members),
             x.size * x.dtype.itemsize, ghash)
     return _run(fn, job, lambda: job.transport.all_reduce(x, members, index, call,
                                                           _REDUCE[reduce]))
+
+
+def _same_type(types, **attrs):
+    return types[0]
+
+
+def _groups_text(groups):
+    return "replica_groups={" + ",".join("{" + ",".join(map(str, g)) + "}"
+                                         for g in groups) + "}"
+
+
+def _collective_text(attrs):
+    """XLA's attributes of a collective: dimensions, replica_groups, channel_id, to_apply."""
+    out = []
+    if "dimension" in attrs:
+        out.append(f"dimensions={{{attrs['dimension']}}}")
+    if "pairs" in attrs:
+        out.append("source_target_pairs={" + ",".join(f"{{{s},{t}}}"
+                                                      for s, t in attrs["pairs"]) + "}")
+    else:
+        out.append(_groups_text(attrs["groups"]))
+    if attrs.get("channel_id") is not None:
+        out.append(f"channel_id={attrs['channel_id']}")
+    if "reduce" in attrs:
+        out.append(f"to_apply=%{attrs['reduce']}")
+    return out
+
+
+# Every collective is side-effecting (``side_effect`` attribute): the passes keep it when
+# this replica does not use its result and never merge two, and the executor runs them in
+# program order, as every replica must call the same collectives in the same order.
+S.defop("all_reduce", _same_type, _all_reduce_impl, text=_collective_text)
 
 
 def psum(x, axis_name=None, *, axis_index_groups=None):
@@ -161,7 +208,7 @@ def all_reduce(operand, computation="add", replica_groups=None, channel_id=None)
 
     def one(v):
         x = _operand(fn, v)
-        name, sub = _named_reduction(computation, CODE_OF[x.dtype])
+        name, sub = _named_reduction(computation, _code(x))
         if sub is None:
             return _all_reduce_leaf(fn, x, name, replica_groups, channel_id)
         gathered = _all_gather_leaf(fn, x, replica_groups, channel_id)
@@ -179,6 +226,13 @@ def _all_gather_leaf(fn, x, groups, channel_id):
     """(group size, *x.shape): the members' operands stacked in member order."""
     x = _operand(fn, x)
     job, gs, members, index, ghash = _group(fn, groups, channel_id)
+    return S.apply("all_gather", [x], fn=fn, groups=gs, channel_id=channel_id, dimension=0,
+                   n=len(members), side_effect=True)
+
+
+def _all_gather_impl(x, fn, groups, channel_id, dimension, n, side_effect):
+    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    x = _dense(x)
     if job.transport is None:
         return S.reshape(x, (1,) + tuple(x.shape))
     call = (_state.OP_CODES["all-gather"], CODE_OF[x.dtype], -1, len(members),
@@ -186,11 +240,27 @@ def _all_gather_leaf(fn, x, groups, channel_id):
     return _run(fn, job, lambda: job.transport.all_gather(x, members, index, call))
 
 
+def _stacked(types, n, **attrs):
+    t = types[0]
+    return TensorType(t.code, (n,) + tuple(t.dims), None)
+
+
+S.defop("all_gather", _stacked, _all_gather_impl, text=_collective_text)
+
+
 def _axis(fn, axis, ndim, what="axis"):
     a = int(axis)
     if not -ndim <= a < ndim:
         raise ValueError(f"{fn}: {what} {axis} is out of range for rank {ndim}")
     return a % ndim
+
+
+def _first_to(g, axis):
+    """g with its first dim moved to ``axis`` (no op for axis 0: the common case's
+    result is then a view of the transport's output)."""
+    if axis == 0:
+        return g
+    return S.transpose(g, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, g.ndim)))
 
 
 def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False):
@@ -202,13 +272,9 @@ def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False
         g = _all_gather_leaf(fn, v, axis_index_groups, None)   # (n, *shape)
         n, shape = g.shape[0], tuple(g.shape[1:])
         if not tiled:
-            a = _axis(fn, axis, len(shape) + 1)
-            return S.transpose(g, tuple(range(1, a + 1)) + (0,) +
-                               tuple(range(a + 1, len(shape) + 1)))
+            return _first_to(g, _axis(fn, axis, len(shape) + 1))
         a = _axis(fn, axis, len(shape))
-        moved = S.transpose(g, tuple(range(1, a + 1)) + (0,) +
-                            tuple(range(a + 1, len(shape) + 1)))
-        return S.reshape(moved, shape[:a] + (n * shape[a],) + shape[a + 1:])
+        return S.reshape(_first_to(g, a), shape[:a] + (n * shape[a],) + shape[a + 1:])
     return _leaves(fn, x, one)
 
 
@@ -228,9 +294,9 @@ def _split(fn, x, dim, what, tiled, groups, channel_id):
         raise ValueError(f"{fn}: {what} {dim} has {shape[d]} elements, not a multiple of "
                          f"the group size {n}")
     split = S.reshape(v, shape[:d] + (n, shape[d] // n) + shape[d + 1:])
-    order = (d,) + tuple(k for k in range(split.ndim) if k != d)
-    blocks = _transport.dense(_tensor.strided(S.transpose(split, order)))
-    return v, job, members, index, ghash, d, blocks
+    if d:
+        split = S.transpose(split, (d,) + tuple(k for k in range(split.ndim) if k != d))
+    return v, job, members, index, ghash, d, split
 
 
 def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_groups=None,
@@ -243,35 +309,21 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
     v, job, members, index, ghash, sa, blocks = _split(fn, x, split_axis, "split_axis", tiled,
                                                        axis_index_groups, None)
     n = len(members)
-    if job.transport is None:
-        got = blocks
-    else:
-        call = (_state.OP_CODES["all-to-all"], CODE_OF[v.dtype], -1, n,
-                v.size * v.dtype.itemsize, ghash)
-        got = _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index, call))
+    got = S.apply("all_to_all", [blocks], fn=fn, groups=_group(fn, axis_index_groups)[1],
+                  channel_id=None, dimension=0, side_effect=True)
     block = tuple(got.shape[1:])                              # x's shape, split axis / n
-    if not tiled:
-        squeezed = S.reshape(got, (n,) + block[:sa] + block[sa + 1:])
-        ca = _axis(fn, concat_axis, len(block), "concat_axis")
-        return S.transpose(squeezed, tuple(range(1, ca + 1)) + (0,) +
-                           tuple(range(ca + 1, len(block))))
     ca = _axis(fn, concat_axis, len(block), "concat_axis")
-    moved = S.transpose(got, tuple(range(1, ca + 1)) + (0,) + tuple(range(ca + 1,
-                                                                          len(block) + 1)))
-    return S.reshape(moved, block[:ca] + (n * block[ca],) + block[ca + 1:])
+    if not tiled:
+        return _first_to(S.reshape(got, (n,) + block[:sa] + block[sa + 1:]), ca)
+    return S.reshape(_first_to(got, ca), block[:ca] + (n * block[ca],) + block[ca + 1:])
 
 
 def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
     v, job, members, index, ghash, d, blocks = _split(fn, x, dim, "scatter_dimension", tiled,
                                                       groups, channel_id)
-    n = len(members)
-    if job.transport is None:
-        got = S.reshape(blocks, tuple(blocks.shape[1:]))
-    else:
-        call = (_state.OP_CODES["reduce-scatter"], CODE_OF[v.dtype], _REDUCE[reduce], n,
-                v.size * v.dtype.itemsize, ghash)
-        got = _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
-                                                                 call, _REDUCE[reduce]))
+    got = S.apply("reduce_scatter", [blocks], fn=fn, reduce=reduce,
+                  groups=_group(fn, groups, channel_id)[1], channel_id=channel_id,
+                  dimension=0, side_effect=True)
     block = tuple(got.shape)
     if not tiled:
         return S.reshape(got, block[:d] + block[d + 1:])
@@ -316,15 +368,50 @@ def ppermute(x, axis_name=None, perm=()):
                              f"[0, {job.size})")
     source = dict((t, s) for s, t in pairs).get(job.rank, -1)
 
-    def one(v):
-        v = _operand(fn, v)
+    return _leaves(fn, x, lambda v: S.apply("collective_permute", [_operand(fn, v)], fn=fn,
+                                            pairs=tuple(pairs), source=source,
+                                            side_effect=True))
+
+
+def _blocks_impl(kind):
+    """The impl of all_to_all / reduce_scatter over blocks (n, *block) (_split)."""
+    def impl(blocks, fn, groups, channel_id, dimension, side_effect, reduce=None):
+        job, _, members, index, ghash = _group(fn, groups, channel_id)
+        blocks = _dense(blocks)
         if job.transport is None:
-            return v.copy() if source == 0 else S.broadcast_in_dim(
-                asarray(np.zeros((), v.dtype)), tuple(v.shape), ())
-        call = (_state.OP_CODES["collective-permute"], CODE_OF[v.dtype], -1, job.size,
-                v.size * v.dtype.itemsize, _state.groups_hash((tuple(pairs),), None))
-        return _run(fn, job, lambda: job.transport.permute(v, source, call))
-    return _leaves(fn, x, one)
+            return blocks.copy() if kind == "all-to-all" else \
+                S.reshape(blocks, tuple(blocks.shape[1:]))
+        code = -1 if reduce is None else _REDUCE[reduce]
+        call = (_state.OP_CODES[kind], CODE_OF[blocks.dtype], code, len(members),
+                blocks.size * blocks.dtype.itemsize, ghash)
+        if kind == "all-to-all":
+            return _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index,
+                                                                  call))
+        return _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
+                                                                  call, code))
+    return impl
+
+
+def _one_block(types, **attrs):
+    t = types[0]
+    return TensorType(t.code, tuple(t.dims[1:]), None)
+
+
+def _permute_impl(x, fn, pairs, source, side_effect):
+    job = _state.job()
+    x = _dense(x)
+    if job.transport is None:
+        return x.copy() if source == 0 else S.broadcast_in_dim(
+            asarray(np.zeros((), x.dtype)), tuple(x.shape), ())
+    call = (_state.OP_CODES["collective-permute"], CODE_OF[x.dtype], -1, job.size,
+            x.size * x.dtype.itemsize, _state.groups_hash((pairs,), None))
+    return _run(fn, job, lambda: job.transport.permute(x, source, call))
+
+
+S.defop("all_to_all", _same_type, _blocks_impl("all-to-all"), text=_collective_text)
+S.defop("reduce_scatter", _one_block, _blocks_impl("reduce-scatter"),
+        text=_collective_text)
+S.defop("collective_permute", _same_type, _permute_impl, text=_collective_text)
 
 
 def collective_permute(operand, source_target_pairs, channel_id=None):

@@ -45,6 +45,9 @@ class ReplicaFailure(RuntimeError):
         self.replica, self.kind, self.message, self.traceback = replica, kind, message, trace
 
 
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 def _to_numpy(tree):
     """Results cross the process boundary as NumPy arrays (pytrees of them)."""
     if isinstance(tree, (tuple, list)):
@@ -88,6 +91,11 @@ def run(fn, n=2, args=(), kwargs=None, *, timeout=None, return_exceptions=False,
     ctx = multiprocessing.get_context("spawn")
     threads = max(1, (os.cpu_count() or 1) // n)
     procs, pipes = [], []
+    # (a spawned child takes the environment of the moment it starts: no more threads than
+    # cores between the replicas, for OpenMP and for NumPy's BLAS, whose idle threads spin)
+    saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
+    for k in _THREAD_VARIABLES:
+        os.environ.setdefault(k, str(threads))
     for rank in range(n):
         here, there = ctx.Pipe(duplex=False)
         p = ctx.Process(target=_replica_main, args=(fn, rank, n, token, args, kwargs,
@@ -96,6 +104,11 @@ def run(fn, n=2, args=(), kwargs=None, *, timeout=None, return_exceptions=False,
         there.close()
         procs.append(p)
         pipes.append(here)
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k)
+        else:
+            os.environ[k] = v
     results = [None] * n
     pending = set(range(n))
     end = time.monotonic() + limit

@@ -2,17 +2,18 @@
 torchrun or mpirun.
 
 Each replica runs ``python script.py args...`` with XARR_REPLICA_ID, XARR_NUM_REPLICAS and
-XARR_JOB_TOKEN set (xarr/distributed/_state.py), and OMP_NUM_THREADS = cores / N unless the
-environment sets it. The launcher prefixes each line a replica prints with ``[rank]``,
-forwards SIGINT and SIGTERM to the replicas, and when one exits with an error gives the
-others a grace period (XARR_LAUNCH_GRACE seconds, default 10: time to raise their own
-CollectiveError) before it terminates them. It exits with the first non-zero exit code (128
-+ the signal for a replica killed by one) and removes the job's shared memory if a replica
-died before every replica had attached (after that the segment has no name: shm.h).
+XARR_JOB_TOKEN set (xarr/distributed/_state.py), and OMP_NUM_THREADS and
+OPENBLAS_NUM_THREADS = cores / N unless the environment sets them. The launcher prefixes
+each line a replica prints with ``[rank]``, forwards SIGINT and SIGTERM to the replicas,
+and when one exits with an error gives the others a grace period (XARR_LAUNCH_GRACE
+seconds, default 10: time to raise their own CollectiveError) before it terminates them.
+It exits with the first non-zero exit code (128 + the signal for a replica killed by one)
+and removes the job's shared memory if a replica died before every replica had attached
+(after that the segment has no name: shm.h).
 
-    $ python -m xarr.launch -n 2 examples/heat2d.py --steps 100
-    [0] residual 1.2e-05
-    [1] residual 1.2e-05
+    $ python -m xarr.launch -n 2 examples/heat2d.py --n 256 --steps 100
+    [0] replica 0 of 2: rows 1..127, ...
+    [1] replica 1 of 2: rows 128..254, ...
 """
 
 import argparse
@@ -33,7 +34,9 @@ def job_environment(rank, n, token, base=None):
     env["XARR_REPLICA_ID"] = str(rank)
     env["XARR_NUM_REPLICAS"] = str(n)
     env["XARR_JOB_TOKEN"] = token
-    env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // n)))
+    threads = str(max(1, (os.cpu_count() or 1) // n))
+    env.setdefault("OMP_NUM_THREADS", threads)        # xarr's kernels
+    env.setdefault("OPENBLAS_NUM_THREADS", threads)   # NumPy's BLAS (its idle threads spin)
     return env
 
 

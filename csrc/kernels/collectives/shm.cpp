@@ -181,7 +181,8 @@ int ShmComm::begin(ShmFailure* fail) {
   return kShmOk;
 }
 
-int ShmComm::round(const int* members, int size, const ShmCall& call, bool first, ShmFailure* fail) {
+int ShmComm::round(const int* members, int size, const ShmCall& call, bool first,
+                   ShmFailure* fail) {
   if (int st = begin(fail)) return st;   // (the call descriptor shares the slot's parity)
   const uint64_t s = step;
   RankState& me = h->ranks[rank];
