@@ -200,7 +200,8 @@ def bad_arguments():
                  lambda: L.all_to_all(xa.asarray(np.ones(3)), "i", 0, 0, tiled=True),
                  lambda: L.psum_scatter(xa.asarray(np.ones((3, 2))), "i"),
                  lambda: L.all_reduce(x, "sub"),
-                 lambda: L.all_reduce(x, "and")):
+                 lambda: L.all_reduce(x, "and"),
+                 lambda: L.pmax(xa.asarray([1j]), "i")):
         try:
             call()
             errors.append(None)
@@ -219,7 +220,8 @@ def test_bad_arguments_raise_naming_the_op_and_values():
                                "size 2"),
                 ("ValueError", "scatter_dimension 0 has 3 elements; without tiled it must"),
                 ("ValueError", "computation 'sub' is not one of"),
-                ("TypeError", "a bitwise reduction needs bool or integer operands")]
+                ("TypeError", "a bitwise reduction needs bool or integer operands"),
+                ("TypeError", "xa.lax.pmax: max is not defined for complex operands (c128)")]
     for got, (kind, text) in zip(errors, expected):
         assert got is not None and got[0] == kind and text in got[1], (got, kind, text)
 

@@ -91,8 +91,30 @@ cdef int _members(object members, int* out) except -1:
     return k
 
 
-cdef void _fill_call(ShmCall* c, tuple call):
-    c.op, c.dtype, c.reduce, c.group_size, c.nbytes, c.groups_hash = call
+cdef enum:
+    OP_ALL_REDUCE = 1
+    OP_ALL_GATHER = 2
+    OP_ALL_TO_ALL = 3
+    OP_REDUCE_SCATTER = 4
+    OP_PERMUTE = 5
+    OP_BARRIER = 6
+
+# The ShmCall op codes, by XLA name (for messages).
+OP_CODES = {"all-reduce": OP_ALL_REDUCE, "all-gather": OP_ALL_GATHER,
+            "all-to-all": OP_ALL_TO_ALL, "reduce-scatter": OP_REDUCE_SCATTER,
+            "collective-permute": OP_PERMUTE, "barrier": OP_BARRIER}
+
+
+cdef void _fill_call(ShmCall* c, int op, Tensor x, int group_size, int reduce,
+                     int64_t groups_hash):
+    """The call every member must agree on: op, x's dtype and bytes, the reduction, the
+    group's size and the hash of the replica groups (and channel)."""
+    c.op = op
+    c.dtype = x._dtype if x is not None else -1
+    c.reduce = reduce
+    c.group_size = group_size
+    c.nbytes = x._size * dtype_itemsize(x._dtype) if x is not None else 0
+    c.groups_hash = groups_hash
 
 
 cdef Tensor _dense(Tensor t, str what):
@@ -133,7 +155,7 @@ cdef class Transport:
                                "(xa.distributed.finalize was called)")
         return self.c
 
-    def all_reduce(self, Tensor x, members, int index, tuple call, int reduce):
+    def all_reduce(self, Tensor x, members, int index, int64_t groups_hash, int reduce):
         """A new tensor: x reduced over the members with EwOp ``reduce``."""
         cdef ShmComm* c = self._open()
         cdef int mem[256]
@@ -141,7 +163,7 @@ cdef class Transport:
         cdef ShmCall sc
         cdef ShmFailure f
         cdef int st
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_ALL_REDUCE, x, size, reduce, groups_hash)
         _dense(x, "all_reduce")
         cdef Tensor out = alloc_tensor(x._dtype, x._ndim, x._dims, None, False)
         with nogil:
@@ -151,7 +173,7 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def all_gather(self, Tensor x, members, int index, tuple call):
+    def all_gather(self, Tensor x, members, int index, int64_t groups_hash):
         """A new tensor (size, *x.shape): the members' x in member order."""
         cdef ShmComm* c = self._open()
         cdef int mem[256]
@@ -160,7 +182,7 @@ cdef class Transport:
         cdef ShmFailure f
         cdef int st, d
         cdef int64_t dims[33]
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_ALL_GATHER, x, size, -1, groups_hash)
         _dense(x, "all_gather")
         dims[0] = size
         for d in range(x._ndim):
@@ -173,7 +195,7 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def all_to_all(self, Tensor x, members, int index, tuple call):
+    def all_to_all(self, Tensor x, members, int index, int64_t groups_hash):
         """x of shape (size, ...) in row-major blocks: a new tensor whose block k is block
         ``index`` of member k's x."""
         cdef ShmComm* c = self._open()
@@ -182,7 +204,7 @@ cdef class Transport:
         cdef ShmCall sc
         cdef ShmFailure f
         cdef int st
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_ALL_TO_ALL, x, size, -1, groups_hash)
         _dense(x, "all_to_all")
         if x._ndim < 1 or x._dims[0] != size:
             raise ValueError(f"Transport.all_to_all: the operand must have {size} blocks")
@@ -194,7 +216,7 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def reduce_scatter(self, Tensor x, members, int index, tuple call, int reduce):
+    def reduce_scatter(self, Tensor x, members, int index, int64_t groups_hash, int reduce):
         """x of shape (size, ...): a new tensor of x.shape[1:], block ``index`` reduced
         over the members."""
         cdef ShmComm* c = self._open()
@@ -203,7 +225,7 @@ cdef class Transport:
         cdef ShmCall sc
         cdef ShmFailure f
         cdef int st
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_REDUCE_SCATTER, x, size, reduce, groups_hash)
         _dense(x, "reduce_scatter")
         if x._ndim < 1 or x._dims[0] != size:
             raise ValueError(f"Transport.reduce_scatter: the operand must have {size} blocks")
@@ -216,13 +238,13 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def permute(self, Tensor x, int source, tuple call):
+    def permute(self, Tensor x, int source, int64_t groups_hash):
         """A new tensor: replica ``source``'s x (zeros when source < 0)."""
         cdef ShmComm* c = self._open()
         cdef ShmCall sc
         cdef ShmFailure f
         cdef int st
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_PERMUTE, x, self.nranks, -1, groups_hash)
         _dense(x, "permute")
         cdef Tensor out = alloc_tensor(x._dtype, x._ndim, x._dims, None, source < 0)
         cdef int64_t nbytes = x._size * dtype_itemsize(x._dtype)
@@ -232,14 +254,14 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def barrier(self, members, int index, tuple call):
+    def barrier(self, members, int index, int64_t groups_hash):
         cdef ShmComm* c = self._open()
         cdef int mem[256]
         cdef int size = _members(members, mem)
         cdef ShmCall sc
         cdef ShmFailure f
         cdef int st
-        _fill_call(&sc, call)
+        _fill_call(&sc, OP_BARRIER, None, size, -1, groups_hash)
         with nogil:
             st = shm_barrier(c, mem, size, index, sc, &f)
         if st:

@@ -37,7 +37,7 @@ from xarr._ops.elementwise import lax_apply
 from xarr._ops import structural as S
 from xarr._ops.structural import as_operand
 from xarr._ops.reduction import _vectorized
-from xarr._graph.trace import TracedComputation, trace_sub
+from xarr._graph.trace import TracedComputation, recorder, trace_sub
 from xarr._graph.ir import Module, TensorType
 from xarr.distributed import _state
 
@@ -91,9 +91,15 @@ def _leaves(fn, tree, one):
 def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
     x = _operand(fn, x)
     job, gs, members, index, ghash = _group(fn, groups, channel_id)
-    if reduce in ("and", "or", "xor") and KINDS[_code(x)] not in "biu":
+    kind = KINDS[_code(x)]
+    if reduce in ("and", "or", "xor") and kind not in "biu":
         raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
                         f"{XLA_NAMES[_code(x)]}")
+    if reduce in ("max", "min") and kind == "c":
+        raise TypeError(f"{fn}: {reduce} is not defined for complex operands "
+                        f"({XLA_NAMES[_code(x)]})")
+    if type(x) is _tensor.Tensor and recorder([x]) is None:   # eager: no graph op to build
+        return _all_reduce_impl(x, fn, reduce, gs, channel_id, True)
     return S.apply("all_reduce", [x], fn=fn, reduce=reduce, groups=gs,
                    channel_id=channel_id, side_effect=True)
 
@@ -107,10 +113,10 @@ def _all_reduce_impl(x, fn, reduce, groups, channel_id, side_effect):
     x = _dense(x)
     if job.transport is None:
         return x.copy()
-    call = (_state.OP_CODES["all-reduce"], CODE_OF[x.dtype], _REDUCE[reduce], len(members),
-            x.size * x.dtype.itemsize, ghash)
-    return _run(fn, job, lambda: job.transport.all_reduce(x, members, index, call,
-                                                          _REDUCE[reduce]))
+    try:
+        return job.transport.all_reduce(x, members, index, ghash, _REDUCE[reduce])
+    except _transport.TransportFailure as e:
+        raise _state.failure(fn, e, job.rank) from None
 
 
 def _same_type(types, **attrs):
@@ -235,9 +241,7 @@ def _all_gather_impl(x, fn, groups, channel_id, dimension, n, side_effect):
     x = _dense(x)
     if job.transport is None:
         return S.reshape(x, (1,) + tuple(x.shape))
-    call = (_state.OP_CODES["all-gather"], CODE_OF[x.dtype], -1, len(members),
-            x.size * x.dtype.itemsize, ghash)
-    return _run(fn, job, lambda: job.transport.all_gather(x, members, index, call))
+    return _run(fn, job, lambda: job.transport.all_gather(x, members, index, ghash))
 
 
 def _stacked(types, n, **attrs):
@@ -381,14 +385,11 @@ def _blocks_impl(kind):
         if job.transport is None:
             return blocks.copy() if kind == "all-to-all" else \
                 S.reshape(blocks, tuple(blocks.shape[1:]))
-        code = -1 if reduce is None else _REDUCE[reduce]
-        call = (_state.OP_CODES[kind], CODE_OF[blocks.dtype], code, len(members),
-                blocks.size * blocks.dtype.itemsize, ghash)
         if kind == "all-to-all":
             return _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index,
-                                                                  call))
+                                                                  ghash))
         return _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
-                                                                  call, code))
+                                                                  ghash, _REDUCE[reduce]))
     return impl
 
 
@@ -403,9 +404,8 @@ def _permute_impl(x, fn, pairs, source, side_effect):
     if job.transport is None:
         return x.copy() if source == 0 else S.broadcast_in_dim(
             asarray(np.zeros((), x.dtype)), tuple(x.shape), ())
-    call = (_state.OP_CODES["collective-permute"], CODE_OF[x.dtype], -1, job.size,
-            x.size * x.dtype.itemsize, _state.groups_hash((pairs,), None))
-    return _run(fn, job, lambda: job.transport.permute(x, source, call))
+    ghash = _state.groups_hash((pairs,), None)
+    return _run(fn, job, lambda: job.transport.permute(x, source, ghash))
 
 
 S.defop("all_to_all", _same_type, _blocks_impl("all-to-all"), text=_collective_text)

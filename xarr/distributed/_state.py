@@ -23,10 +23,8 @@ from xarr._dtypes import XLA_NAMES
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_SLOT_BYTES = 2 << 20
 
-# The transport's op codes (ShmCall.op) and their XLA names, for messages.
-OP_CODES = {"all-reduce": 1, "all-gather": 2, "all-to-all": 3, "reduce-scatter": 4,
-            "collective-permute": 5, "barrier": 6}
-_OP_NAMES = {v: k for k, v in OP_CODES.items()}
+# The transport's op codes (ShmCall.op) by XLA name, for messages.
+_OP_NAMES = {v: k for k, v in _transport.OP_CODES.items()}
 
 
 class CollectiveError(RuntimeError):
