@@ -226,6 +226,81 @@ def test_bad_arguments_raise_naming_the_op_and_values():
         assert got is not None and got[0] == kind and text in got[1], (got, kind, text)
 
 
+# ---------------------------------------------------------------- send / recv
+def point_to_point():
+    r, n = xa.distributed.replica_id(), xa.distributed.num_replicas()
+    got = {}
+    small = xa.asarray(np.arange(5.0) + r)
+    big = xa.asarray(np.arange(300_000, dtype=np.int32) * (r + 1))     # > a mailbox
+    right, left = (r + 1) % n, (r - 1) % n
+    if r % 2 == 0:      # evens send first, odds receive first: no one waits on itself
+        t = L.send(small, 7, right)
+        got["small"], t = L.recv((5,), np.float64, 7, left, t)
+        L.send(big, 8, right, t)
+        got["big"], _ = L.recv((300_000,), np.int32, 8, left)
+    else:
+        got["small"], t = L.recv((5,), np.float64, 7, left)
+        L.send(small, 7, right, t)
+        got["big"], _ = L.recv((300_000,), np.int32, 8, left)
+        L.send(big, 8, right)
+    assert isinstance(L.after_all(t, L.Token()), L.Token)
+    ring = xa.jit(lambda v: L.recv((5,), np.float64, 9, left)[0] + 0 if r % 2 else v)
+    if r % 2 == 0:
+        L.send(small * 2, 9, right)
+        got["jit"] = None
+    else:
+        got["jit"] = ring(small)
+        got["text"] = ring.lower(small).as_text()
+    return got
+
+
+def mismatched_recv():
+    r = xa.distributed.replica_id()
+    if r == 0:
+        L.send(xa.asarray(np.ones(4, np.float32)), 3, 1)
+        return L.psum(xa.asarray([1.0]), "i")      # waits: replica 1 failed
+    return L.recv((4,), np.float64, 3, 0)
+
+
+def test_send_and_recv():
+    n = 2
+    res = run(point_to_point, n=n)
+    for r, got in enumerate(res):
+        left = (r - 1) % n
+        np.testing.assert_array_equal(got["small"], np.arange(5.0) + left)
+        np.testing.assert_array_equal(got["big"], np.arange(300_000, dtype=np.int32) *
+                                      (left + 1))
+    np.testing.assert_array_equal(res[1]["jit"], (np.arange(5.0) + 0) * 2)
+    assert "recv(), channel_id=9, source=0" in res[1]["text"]
+
+
+def test_a_recv_of_another_dtype_fails_on_both():
+    res = run(mismatched_recv, n=2, return_exceptions=True)
+    for r in (0, 1):
+        assert res[r].kind == "CollectiveError", res[r]
+        assert "send / recv of f32, 16 bytes" in res[r].message
+        assert "send / recv of f64, 32 bytes" in res[r].message
+
+
+def bad_peers():
+    errors = []
+    for call in (lambda: L.send(xa.asarray([1.0]), 0, 0),
+                 lambda: L.recv((1,), np.float64, 0, 5),
+                 lambda: L.after_all(3)):
+        try:
+            call()
+        except Exception as e:   # noqa: BLE001 (the test reads each message)
+            errors.append(str(e))
+    return errors
+
+
+def test_send_recv_bad_peers():
+    errors = run(bad_peers, n=2)[0]
+    assert "xa.lax.send: target 0 must be another replica, in [0, 2) and not 0" in errors[0]
+    assert "xa.lax.recv: source 5 must be another replica" in errors[1]
+    assert "xa.lax.after_all: expected tokens, got int" in errors[2]
+
+
 # ---------------------------------------------------------------- faults
 def dies_before_psum():
     if xa.distributed.replica_id() == 1:

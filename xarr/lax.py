@@ -12,9 +12,10 @@ families' own lax functions (xarr/_ops/, xarr/_graph/control.py).
 from xarr._graph.control import (call, cond, custom_call, fori_loop, get_tuple_element, map,
                                  optimization_barrier, register_custom_call_target, switch,
                                  tuple_, while_loop)
-from xarr._ops.collectives import (all_gather, all_reduce, all_to_all, axis_index,
-                                   collective_permute, cross_replica_sum, pmax, pmean, pmin,
-                                   ppermute, psum, psum_scatter, reduce_scatter, replica_id)
+from xarr._ops.collectives import (Token, after_all, all_gather, all_reduce, all_to_all,
+                                   axis_index, collective_permute, cross_replica_sum, pmax,
+                                   pmean, pmin, ppermute, psum, psum_scatter, recv,
+                                   reduce_scatter, replica_id, send)
 from xarr._ops.contraction import Precision, dot, dot_general
 from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                    conv_general_dilated, conv_transpose,
@@ -89,7 +90,7 @@ __all__ += ["reduce_window", "select_and_scatter", "select_and_scatter_add",
             "batch_norm_training", "batch_norm_inference", "batch_norm_grad"]
 __all__ += ["psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "psum_scatter",
             "ppermute", "axis_index", "replica_id", "all_reduce", "reduce_scatter",
-            "collective_permute", "cross_replica_sum"]
+            "collective_permute", "cross_replica_sum", "send", "recv", "after_all", "Token"]
 __all__ += ["map", "call", "cond", "switch", "while_loop", "fori_loop", "tuple",
             "get_tuple_element", "optimization_barrier", "custom_call",
             "register_custom_call_target"]

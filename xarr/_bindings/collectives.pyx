@@ -46,6 +46,10 @@ cdef extern from "kernels/collectives/shm.h" namespace "xarr" nogil:
                     int64_t nbytes, int source, ShmFailure* fail)
     int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                     ShmFailure* fail)
+    int shm_send(ShmComm* c, int dst, const ShmCall& call, const char* inp, int64_t nbytes,
+                 ShmFailure* fail)
+    int shm_recv(ShmComm* c, int src, const ShmCall& call, char* out, int64_t nbytes,
+                 ShmFailure* fail)
 
 MAX_RANKS = kShmMaxRanks
 STATUS = {1: "timeout", 2: "peer_gone", 3: "mismatch", 4: "failed", 5: "bad_argument",
@@ -98,11 +102,13 @@ cdef enum:
     OP_REDUCE_SCATTER = 4
     OP_PERMUTE = 5
     OP_BARRIER = 6
+    OP_SEND_RECV = 7
 
 # The ShmCall op codes, by XLA name (for messages).
 OP_CODES = {"all-reduce": OP_ALL_REDUCE, "all-gather": OP_ALL_GATHER,
             "all-to-all": OP_ALL_TO_ALL, "reduce-scatter": OP_REDUCE_SCATTER,
-            "collective-permute": OP_PERMUTE, "barrier": OP_BARRIER}
+            "collective-permute": OP_PERMUTE, "barrier": OP_BARRIER,
+            "send / recv": OP_SEND_RECV}
 
 
 cdef void _fill_call(ShmCall* c, int op, Tensor x, int group_size, int reduce,
@@ -250,6 +256,35 @@ cdef class Transport:
         cdef int64_t nbytes = x._size * dtype_itemsize(x._dtype)
         with nogil:
             st = shm_permute(c, sc, x._data, out._data, nbytes, source, &f)
+        if st:
+            _raise(f)
+        return out
+
+    def send(self, Tensor x, int dst, int64_t channel):
+        """Puts x in the mailbox to replica dst (its recv checks dtype, bytes, channel)."""
+        cdef ShmComm* c = self._open()
+        cdef ShmCall sc
+        cdef ShmFailure f
+        cdef int st
+        _dense(x, "send")
+        _fill_call(&sc, OP_SEND_RECV, x, 2, -1, channel)
+        cdef int64_t nbytes = x._size * dtype_itemsize(x._dtype)
+        with nogil:
+            st = shm_send(c, dst, sc, x._data, nbytes, &f)
+        if st:
+            _raise(f)
+
+    def recv(self, Tensor like, int src, int64_t channel):
+        """A new tensor of ``like``'s shape and dtype from replica src's mailbox."""
+        cdef ShmComm* c = self._open()
+        cdef ShmCall sc
+        cdef ShmFailure f
+        cdef int st
+        _fill_call(&sc, OP_SEND_RECV, like, 2, -1, channel)
+        cdef Tensor out = alloc_tensor(like._dtype, like._ndim, like._dims, None, False)
+        cdef int64_t nbytes = out._size * dtype_itemsize(out._dtype)
+        with nogil:
+            st = shm_recv(c, src, sc, out._data, nbytes, &f)
         if st:
             _raise(f)
         return out

@@ -37,8 +37,8 @@ from xarr._ops.elementwise import lax_apply
 from xarr._ops import structural as S
 from xarr._ops.structural import as_operand
 from xarr._ops.reduction import _vectorized
-from xarr._graph.trace import TracedComputation, recorder, trace_sub
-from xarr._graph.ir import Module, TensorType
+from xarr._graph.trace import TracedComputation, recorder, trace_sub, tracing
+from xarr._graph.ir import Instruction, Module, TensorType
 from xarr.distributed import _state
 
 _EW = _core.ew_ops()
@@ -428,3 +428,82 @@ def axis_index(axis_name=None):
 def replica_id():
     """The seed's ReplicaId: this replica's id (uint32 scalar)."""
     return asarray(np.uint32(_state.job().rank))
+
+
+# ------------------------------------------------------------------------ send, recv, tokens
+class Token:
+    """XLA's token: orders side-effecting ops (send, recv, after_all). xarr runs a
+    replica's sends and receives in program order (eagerly, and as side-effecting graph
+    ops under xa.jit), so a token carries no data; it is passed through for the seed's
+    signatures."""
+
+    def __repr__(self):
+        return "Token()"
+
+
+def after_all(*tokens):
+    """The seed's AfterAll: one token after every given one."""
+    for t in tokens:
+        if not isinstance(t, Token):
+            raise TypeError(f"xa.lax.after_all: expected tokens, got {type(t).__name__}")
+    return Token()
+
+
+def _peer(fn, what, r):
+    job = _state.job()
+    r = int(r)
+    if not 0 <= r < job.size or r == job.rank:
+        raise ValueError(f"{fn}: {what} {r} must be another replica, in [0, {job.size}) and "
+                         f"not {job.rank}")
+    return job, r
+
+
+def send(operand, channel_id, target, token=None):
+    """The seed's Send on one replica: ``operand`` to replica ``target``, whose recv with the
+    same ``channel_id`` takes it (dtype and shape checked). Returns a token. A message
+    larger than a mailbox (256 KiB up to 8 replicas) waits for its recv to run."""
+    fn = "xa.lax.send"
+    job, target = _peer(fn, "target", target)
+    x = _operand(fn, operand)
+    S.apply("send", [x], fn=fn, channel_id=int(channel_id), target=target, side_effect=True)
+    return Token()
+
+
+def recv(shape, dtype, channel_id, source, token=None):
+    """The seed's Recv on one replica: a tensor of ``shape`` and ``dtype`` from replica
+    ``source``'s send with the same ``channel_id``. Returns (tensor, token)."""
+    fn = "xa.lax.recv"
+    job, source = _peer(fn, "source", source)
+    code = CODE_OF[np.dtype(dtype)] if not isinstance(dtype, int) else dtype
+    attrs = dict(fn=fn, channel_id=int(channel_id), source=source,
+                 shape=tuple(int(d) for d in shape), code=code, side_effect=True)
+    comp = tracing()
+    if comp is None:      # (no operand tells apply a function is being traced)
+        return S.apply("recv", [], **attrs), Token()
+    rtype = _recv_type([], **attrs)
+    return Traced(comp.add(Instruction("recv", [], rtype, attrs))), Token()
+
+
+def _send_impl(x, fn, channel_id, target, side_effect):
+    job = _state.job()
+    _run(fn, job, lambda: job.transport.send(_dense(x), target, channel_id))
+    return x
+
+
+def _recv_impl(fn, channel_id, source, shape, code, side_effect):
+    job = _state.job()
+    like = _tensor.empty(shape, code)
+    return _run(fn, job, lambda: job.transport.recv(like, source, channel_id))
+
+
+def _recv_type(types, shape, code, **attrs):   # (the received tensor's type)
+    return TensorType(code, shape, None)
+
+
+def _channel_text(attrs):
+    peer = f"target={attrs['target']}" if "target" in attrs else f"source={attrs['source']}"
+    return [f"channel_id={attrs['channel_id']}", peer]
+
+
+S.defop("send", _same_type, _send_impl, text=_channel_text)
+S.defop("recv", _recv_type, _recv_impl, text=_channel_text)

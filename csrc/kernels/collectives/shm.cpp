@@ -54,6 +54,27 @@ struct Header {
   RankState ranks[kShmMaxRanks];
 };
 
+// A mailbox: messages from one replica to another, box_bytes at a time. The sender waits
+// until taken == sent (the buffer is free), writes a chunk (the first with the call) and
+// advances sent; the receiver waits until sent > taken, copies and advances taken.
+struct alignas(64) Mailbox {
+  std::atomic<uint64_t> sent;
+  alignas(64) std::atomic<uint64_t> taken;
+  ShmCall call;
+};
+
+// Mailbox buffers: 256 KiB each up to 8 replicas, then smaller (64 MiB in all, 4 KiB at
+// the least): a job of 256 replicas has 65536 of them.
+int64_t mailbox_bytes(int nranks) {
+  int64_t b = (int64_t{64} << 20) / (static_cast<int64_t>(nranks) * nranks);
+  b = std::min<int64_t>(b, int64_t{256} << 10);
+  return std::max<int64_t>(b / kPage * kPage, kPage);
+}
+
+int64_t mailbox_stride(int nranks) {
+  return (static_cast<int64_t>(sizeof(Mailbox)) + 63) / 64 * 64 + mailbox_bytes(nranks);
+}
+
 int64_t data_offset() { return (static_cast<int64_t>(sizeof(Header)) + kPage - 1) / kPage * kPage; }
 
 inline void cpu_relax() {
@@ -81,6 +102,8 @@ class ShmComm {
   uint64_t step = 0;     // rounds done by this replica
   int readers[2][kShmMaxRanks];   // the group of the last round of each parity
   int readers_n[2] = {0, 0};
+  char* boxes = nullptr;          // the mailboxes, after the slots
+  int64_t box_bytes = 0;          // each mailbox's buffer
 
   char* slot_of(int r, uint64_t s) const;
 
@@ -93,6 +116,12 @@ class ShmComm {
   // Waits until replica m has published round target - 1 (arrived >= target): spins,
   // then yields, checking the failure flag, m's liveness and the timeout.
   int wait_for(int m, uint64_t target, ShmFailure* fail);
+  // The same for any counter `value` that replica m advances.
+  int wait_value(int m, const std::atomic<uint64_t>& value, uint64_t target,
+                 ShmFailure* fail);
+
+  // The mailbox of messages from replica src to replica dst (send / recv).
+  Mailbox* box(int src, int dst) const;
 
   // Before this replica writes its slot of round `step` = s: the replicas that read the
   // same slot in round s - 2 (that round's group) must have finished, which they have
@@ -109,6 +138,11 @@ class ShmComm {
 
 char* ShmComm::slot_of(int r, uint64_t s) const {
   return data + (static_cast<int64_t>(r) * 2 + static_cast<int64_t>(s & 1)) * slot;
+}
+
+Mailbox* ShmComm::box(int src, int dst) const {
+  return reinterpret_cast<Mailbox*>(
+      boxes + (static_cast<int64_t>(src) * nranks + dst) * mailbox_stride(nranks));
 }
 
 void ShmComm::record(int status, int peer, const char* message, const ShmCall* calls) {
@@ -141,10 +175,15 @@ int ShmComm::report(ShmFailure* fail) {
 }
 
 int ShmComm::wait_for(int m, uint64_t target, ShmFailure* fail) {
+  return wait_value(m, h->ranks[m].arrived, target, fail);
+}
+
+int ShmComm::wait_value(int m, const std::atomic<uint64_t>& value, uint64_t target,
+                        ShmFailure* fail) {
   RankState& peer = h->ranks[m];
   const auto t0 = std::chrono::steady_clock::now();
   int64_t spins = 0;
-  while (peer.arrived.load(std::memory_order_acquire) < target) {
+  while (value.load(std::memory_order_acquire) < target) {
     if (h->failed.load(std::memory_order_acquire)) return report(fail);
     if (++spins < 4096) {
       cpu_relax();
@@ -155,7 +194,7 @@ int ShmComm::wait_for(int m, uint64_t target, ShmFailure* fail) {
     char msg[256];
     if (peer.phase.load(std::memory_order_acquire) == kDetached ||
         (kill(peer.pid.load(std::memory_order_relaxed), 0) != 0 && errno == ESRCH)) {
-      if (peer.arrived.load(std::memory_order_acquire) >= target) break;
+      if (value.load(std::memory_order_acquire) >= target) break;
       std::snprintf(msg, sizeof msg, "replica %d is gone (it exited or was killed) "
                     "while replica %d waited for it", m, rank);
       record(kShmPeerGone, m, msg);
@@ -239,7 +278,8 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   }
   const std::string name = std::string("/xarr-") + token;
   const int64_t slot = (slot_bytes + kPage - 1) / kPage * kPage;
-  const int64_t total = data_offset() + static_cast<int64_t>(nranks) * 2 * slot;
+  const int64_t total = data_offset() + static_cast<int64_t>(nranks) * 2 * slot +
+                        static_cast<int64_t>(nranks) * nranks * mailbox_stride(nranks);
   const auto t0 = std::chrono::steady_clock::now();
   int fd = -1;
   if (rank == 0) {
@@ -293,6 +333,8 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   c->h = static_cast<Header*>(base);
   c->data = static_cast<char*>(base) + data_offset();
   c->total = total;
+  c->boxes = c->data + static_cast<int64_t>(nranks) * 2 * slot;
+  c->box_bytes = mailbox_bytes(nranks);
   c->rank = rank;
   c->nranks = nranks;
   c->slot = slot;
@@ -487,6 +529,52 @@ int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int6
                         if (source >= 0)
                           std::memcpy(out + o, c->slot_of(source, s), static_cast<size_t>(n));
                       });
+}
+
+namespace {
+
+char* box_data(Mailbox* b) {
+  return reinterpret_cast<char*>(b) + (static_cast<int64_t>(sizeof(Mailbox)) + 63) / 64 * 64;
+}
+
+}  // namespace
+
+int shm_send(ShmComm* c, int dst, const ShmCall& call, const char* in, int64_t nbytes,
+             ShmFailure* fail) {
+  if (dst < 0 || dst >= c->nranks || dst == c->rank) return kShmBadArgument;
+  Mailbox* b = c->box(c->rank, dst);
+  int64_t done = 0;
+  do {
+    const uint64_t n_sent = b->sent.load(std::memory_order_relaxed);
+    if (int st = c->wait_value(dst, b->taken, n_sent, fail)) return st;   // buffer free
+    const int64_t n = std::min(nbytes - done, c->box_bytes);
+    if (done == 0) b->call = call;
+    std::memcpy(box_data(b), in + done, static_cast<size_t>(n));
+    b->sent.store(n_sent + 1, std::memory_order_release);
+    done += n;
+  } while (done < nbytes);
+  return kShmOk;
+}
+
+int shm_recv(ShmComm* c, int src, const ShmCall& call, char* out, int64_t nbytes,
+             ShmFailure* fail) {
+  if (src < 0 || src >= c->nranks || src == c->rank) return kShmBadArgument;
+  Mailbox* b = c->box(src, c->rank);
+  int64_t done = 0;
+  do {
+    const uint64_t n_taken = b->taken.load(std::memory_order_relaxed);
+    if (int st = c->wait_value(src, b->sent, n_taken + 1, fail)) return st;
+    if (done == 0 && std::memcmp(&b->call, &call, sizeof call) != 0) {
+      const ShmCall both[2] = {call, b->call};
+      c->record(kShmMismatch, src, "a send and its recv differ", both);
+      return c->report(fail);
+    }
+    const int64_t n = std::min(nbytes - done, c->box_bytes);
+    std::memcpy(out + done, box_data(b), static_cast<size_t>(n));
+    b->taken.store(n_taken + 1, std::memory_order_release);
+    done += n;
+  } while (done < nbytes);
+  return kShmOk;
 }
 
 }  // namespace xarr

@@ -91,6 +91,14 @@ int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
 // left to the caller, zeros). Every replica takes part (members = all, in rank order).
 int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int64_t nbytes,
                 int source, ShmFailure* fail);
+// Point to point, outside the rounds: send puts nbytes in the mailbox to replica dst
+// (blocking while the receiver has not taken the previous chunk: a message larger than a
+// mailbox needs its recv to be running), recv takes nbytes from replica src's mailbox to
+// this replica, and checks the call (channel, dtype, bytes) against the sender's.
+int shm_send(ShmComm* c, int dst, const ShmCall& call, const char* in, int64_t nbytes,
+             ShmFailure* fail);
+int shm_recv(ShmComm* c, int src, const ShmCall& call, char* out, int64_t nbytes,
+             ShmFailure* fail);
 // A barrier over the group (one round, no data).
 int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                 ShmFailure* fail);
