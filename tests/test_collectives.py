@@ -71,6 +71,9 @@ def every_op(dtypes):
     out["pmean"] = L.pmean(xa.asarray(_input(r, np.int32)), "i")
     out["tree"] = L.psum({"a": xa.asarray([1.0, r]), "b": (xa.asarray([r]),)}, "i")
     out["bool_or"] = L.all_reduce(xa.asarray(np.arange(5) == r), "or")
+    out["bool_count"] = L.psum(xa.asarray(np.arange(5) >= r), "i")        # jax: int32 counts
+    out["a2a_tree"] = L.all_to_all((xa.asarray(np.arange(2.0 * n) + r),), "i", 0, 0,
+                                   tiled=True)
     out["traced"] = L.all_reduce(xa.asarray(_input(r, np.float64)),
                                  lambda a, b: a * 2 + b)
     out["big"] = L.psum(xa.asarray(np.arange(700_001, dtype=np.float32) * (r + 1)), "i")
@@ -139,6 +142,11 @@ def test_every_op_against_numpy(n):
         np.testing.assert_array_equal(out["tree"]["a"], [n, sum(range(n))])
         np.testing.assert_array_equal(out["tree"]["b"][0], [sum(range(n))])
         np.testing.assert_array_equal(out["bool_or"], np.arange(5) < n)
+        counts = sum((np.arange(5) >= k).astype(np.int32) for k in range(n))
+        assert out["bool_count"].dtype == np.int32
+        np.testing.assert_array_equal(out["bool_count"], counts)
+        np.testing.assert_array_equal(out["a2a_tree"][0], np.concatenate(
+            [(np.arange(2.0 * n) + k)[2 * r: 2 * r + 2] for k in range(n)]))
         acc = _input(0, np.float64)
         for k in range(1, n):
             acc = acc * 2 + _input(k, np.float64)
@@ -168,7 +176,14 @@ def grouped():
             "gather": L.all_gather(x, "i", axis_index_groups=[[1, 0], [3, 2]]),
             "crs": L.cross_replica_sum(x, [[0, 1, 2], [3]]),
             "rs": L.reduce_scatter(xa.asarray(np.arange(4.0) + r), "add", 0, [[0, 3], [1, 2]]),
-            "permute": L.collective_permute(x, [(0, 3), (3, 0), (1, 2)])}
+            "permute": L.collective_permute(x, [(0, 3), (3, 0), (1, 2)]),
+            # groups of different sizes with messages of several rounds, then everyone:
+            # the rounds depend on the bytes alone, so the replicas stay in step
+            "uneven_big": L.all_reduce(xa.asarray(np.full(40_000, r + 1.0)), "add",
+                                       replica_groups=[[3], [2, 0, 1]]),
+            "uneven_a2a": L.all_to_all(xa.asarray(np.arange(36_000.0) + r), "i", 0, 0,
+                                       axis_index_groups=[[0, 1, 2], [3]], tiled=True),
+            "after": L.psum(x, "i")}
 
 
 def test_replica_groups():
@@ -186,6 +201,12 @@ def test_replica_groups():
         total = sum(np.arange(4.0) + k for k in members)
         i = members.index(r)
         np.testing.assert_array_equal(out["rs"], total[2 * i: 2 * i + 2])
+        np.testing.assert_array_equal(out["uneven_big"], np.full(40_000, 4.0 if r == 3
+                                                                   else 6.0))
+        np.testing.assert_array_equal(out["after"], sum(v))
+        a2a = np.arange(36_000.0) + 3 if r == 3 else np.concatenate(
+            [(np.arange(36_000.0) + k)[12_000 * r: 12_000 * (r + 1)] for k in range(3)])
+        np.testing.assert_array_equal(out["uneven_a2a"], a2a)
         source = {3: 0, 0: 3, 2: 1}.get(r)
         np.testing.assert_array_equal(out["permute"], v[source] if source is not None
                                       else np.zeros(2))
@@ -272,6 +293,26 @@ def test_send_and_recv():
                                       (left + 1))
     np.testing.assert_array_equal(res[1]["jit"], (np.arange(5.0) + 0) * 2)
     assert "recv(), channel_id=9, source=0" in res[1]["text"]
+
+
+def mismatched_shape():
+    if xa.distributed.replica_id() == 0:
+        L.send(xa.asarray(np.ones((2, 3))), 4, 1)
+        return L.psum(xa.asarray([1.0]), "i")
+    return L.recv((3, 2), np.float64, 4, 0)
+
+
+def test_a_recv_of_another_shape_fails():
+    res = run(mismatched_shape, n=2, return_exceptions=True)
+    assert res[1].kind == "CollectiveError" and "send / recv of f64, 48 bytes" in \
+        res[1].message and "replica groups / channel differ" in res[1].message
+
+
+def test_run_of_a_function_it_cannot_send_undoes_everything(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with pytest.raises(Exception):
+        run(lambda: 1, n=2)
+    assert "OMP_NUM_THREADS" not in os.environ
 
 
 def test_a_recv_of_another_dtype_fails_on_both():

@@ -151,10 +151,17 @@ def _collective_text(attrs):
 S.defop("all_reduce", _same_type, _all_reduce_impl, text=_collective_text)
 
 
+def _counts(v):
+    """bool operands of psum / pmean are counted, as jax's (int32)."""
+    v = as_operand(v)
+    return v.astype(np.int32) if _code(v) == CODE_OF[np.dtype(bool)] else v
+
+
 def psum(x, axis_name=None, *, axis_index_groups=None):
-    """jax.lax.psum: the sum over the replicas (of each leaf of a pytree)."""
+    """jax.lax.psum: the sum over the replicas (of each leaf of a pytree; bools are
+    counted in int32, as jax)."""
     return _leaves("xa.lax.psum", x, lambda v: _all_reduce_leaf(
-        "xa.lax.psum", v, "add", axis_index_groups, None))
+        "xa.lax.psum", _counts(v), "add", axis_index_groups, None))
 
 
 def pmax(x, axis_name=None, *, axis_index_groups=None):
@@ -173,7 +180,7 @@ def pmean(x, axis_name=None, *, axis_index_groups=None):
     """jax.lax.pmean: psum divided by the group's size (integers become float64, as
     NumPy's true division)."""
     def one(v):
-        total = _all_reduce_leaf("xa.lax.pmean", v, "add", axis_index_groups, None)
+        total = _all_reduce_leaf("xa.lax.pmean", _counts(v), "add", axis_index_groups, None)
         n = len(_group("xa.lax.pmean", axis_index_groups)[2])
         if KINDS[CODE_OF[total.dtype]] in "biu":
             total = total.astype(np.float64)
@@ -310,6 +317,11 @@ def all_to_all(x, axis_name=None, split_axis=0, concat_axis=0, *, axis_index_gro
     the split axis (which must have the group's size), or with ``tiled`` concatenated
     along ``concat_axis`` (the seed's AllToAll)."""
     fn = "xa.lax.all_to_all"
+    return _leaves(fn, x, lambda v: _all_to_all_leaf(fn, v, split_axis, concat_axis,
+                                                     axis_index_groups, tiled))
+
+
+def _all_to_all_leaf(fn, x, split_axis, concat_axis, axis_index_groups, tiled):
     v, job, members, index, ghash, sa, blocks = _split(fn, x, split_axis, "split_axis", tiled,
                                                        axis_index_groups, None)
     n = len(members)
@@ -460,7 +472,7 @@ def _peer(fn, what, r):
 
 def send(operand, channel_id, target, token=None):
     """The seed's Send on one replica: ``operand`` to replica ``target``, whose recv with the
-    same ``channel_id`` takes it (dtype and shape checked). Returns a token. A message
+    same ``channel_id`` takes it (channel, dtype and shape checked). Returns a token. A message
     larger than a mailbox (256 KiB up to 8 replicas) waits for its recv to run."""
     fn = "xa.lax.send"
     job, target = _peer(fn, "target", target)
@@ -484,16 +496,24 @@ def recv(shape, dtype, channel_id, source, token=None):
     return Traced(comp.add(Instruction("recv", [], rtype, attrs))), Token()
 
 
+def _channel_key(channel_id, shape):
+    """What a send and its recv must agree on besides dtype and bytes: the channel and
+    the shape."""
+    return _state.groups_hash(tuple(shape), channel_id)
+
+
 def _send_impl(x, fn, channel_id, target, side_effect):
     job = _state.job()
-    _run(fn, job, lambda: job.transport.send(_dense(x), target, channel_id))
+    key = _channel_key(channel_id, x.shape)
+    _run(fn, job, lambda: job.transport.send(_dense(x), target, key))
     return x
 
 
 def _recv_impl(fn, channel_id, source, shape, code, side_effect):
     job = _state.job()
     like = _tensor.empty(shape, code)
-    return _run(fn, job, lambda: job.transport.recv(like, source, channel_id))
+    key = _channel_key(channel_id, shape)
+    return _run(fn, job, lambda: job.transport.recv(like, source, key))
 
 
 def _recv_type(types, shape, code, **attrs):   # (the received tensor's type)

@@ -91,50 +91,11 @@ def run(fn, n=2, args=(), kwargs=None, *, timeout=None, return_exceptions=False,
     ctx = multiprocessing.get_context("spawn")
     threads = max(1, (os.cpu_count() or 1) // n)
     procs, pipes = [], []
-    # (a spawned child takes the environment of the moment it starts: no more threads than
-    # cores between the replicas, for OpenMP and for NumPy's BLAS, whose idle threads spin)
-    saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
-    for k in _THREAD_VARIABLES:
-        os.environ.setdefault(k, str(threads))
-    for rank in range(n):
-        here, there = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_replica_main, args=(fn, rank, n, token, args, kwargs,
-                                                    threads, there), daemon=True)
-        p.start()
-        there.close()
-        procs.append(p)
-        pipes.append(here)
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k)
-        else:
-            os.environ[k] = v
     results = [None] * n
-    pending = set(range(n))
-    end = time.monotonic() + limit
     try:
-        while pending and time.monotonic() < end:
-            for rank in list(pending):
-                if pipes[rank].poll(0.005):
-                    try:
-                        msg = pipes[rank].recv()
-                    except EOFError:   # (it died: its exit code says how)
-                        procs[rank].join(5)
-                        msg = ("error", f"exit {procs[rank].exitcode}",
-                               "the replica ended without a result", "")
-                    results[rank] = msg
-                    pending.discard(rank)
-                    if msg[0] == "error":   # the others get `grace` seconds to end too
-                        end = min(end, time.monotonic() + grace)
-                elif not procs[rank].is_alive() and not pipes[rank].poll(0):
-                    code = procs[rank].exitcode
-                    results[rank] = ("error", f"exit {code}", "the replica died", "")
-                    pending.discard(rank)
-                    end = min(end, time.monotonic() + grace)
-        for rank in pending:
-            results[rank] = ("error", "stopped", "no result before the run's deadline "
-                             f"({limit:g} s, or {grace:g} s after a failure)", "")
-    finally:
+        _start(ctx, procs, pipes, (fn, n, token, args, kwargs, threads))
+        _collect(procs, pipes, results, limit, grace)
+    finally:   # (also when a start failed: fn is pickled there, and a lambda fails)
         stop([_ProcessHandle(p) for p in procs])
         for c in pipes:
             c.close()
@@ -149,6 +110,62 @@ def run(fn, n=2, args=(), kwargs=None, *, timeout=None, return_exceptions=False,
             raise failure
         out.append(failure)
     return out
+
+
+def _start(ctx, procs, pipes, job):
+    """Starts the replicas (appending each process and its pipe as it goes). A spawned
+    child takes the environment of the moment it starts: no more threads than cores
+    between the replicas, for OpenMP and for NumPy's BLAS, whose idle threads spin."""
+    fn, n, token, args, kwargs, threads = job
+    saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
+    try:
+        for k in _THREAD_VARIABLES:
+            os.environ.setdefault(k, str(threads))
+        for rank in range(n):
+            here, there = ctx.Pipe(duplex=False)
+            pipes.append(here)
+            p = ctx.Process(target=_replica_main, args=(fn, rank, n, token, args, kwargs,
+                                                        threads, there), daemon=True)
+            try:
+                p.start()
+            finally:
+                there.close()
+            procs.append(p)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _collect(procs, pipes, results, limit, grace):
+    """Fills results[rank] with each replica's ('ok', value) or ('error', kind, message,
+    traceback) as they come; after a failure the others get ``grace`` seconds."""
+    n = len(procs)
+    pending = set(range(n))
+    end = time.monotonic() + limit
+    while pending and time.monotonic() < end:
+        for rank in list(pending):
+            if pipes[rank].poll(0.005):
+                try:
+                    msg = pipes[rank].recv()
+                except EOFError:   # (it died: its exit code says how)
+                    procs[rank].join(5)
+                    msg = ("error", f"exit {procs[rank].exitcode}",
+                           "the replica ended without a result", "")
+                results[rank] = msg
+                pending.discard(rank)
+                if msg[0] == "error":   # the others get `grace` seconds to end too
+                    end = min(end, time.monotonic() + grace)
+            elif not procs[rank].is_alive() and not pipes[rank].poll(0):
+                code = procs[rank].exitcode
+                results[rank] = ("error", f"exit {code}", "the replica died", "")
+                pending.discard(rank)
+                end = min(end, time.monotonic() + grace)
+    for rank in pending:
+        results[rank] = ("error", "stopped", "no result before the run's deadline "
+                         f"({limit:g} s, or {grace:g} s after a failure)", "")
 
 
 class _ProcessHandle:

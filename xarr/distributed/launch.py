@@ -94,13 +94,6 @@ def launch(n, argv, grace=None):
     out = sys.stdout.buffer
     lock = threading.Lock()
     procs, pumps = [], []
-    for rank in range(n):
-        p = subprocess.Popen(argv, env=job_environment(rank, n, token),
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        procs.append(p)
-        t = threading.Thread(target=_pump, args=(rank, p.stdout, out, lock), daemon=True)
-        t.start()
-        pumps.append(t)
 
     def forward(signum, frame):
         for p in procs:
@@ -110,6 +103,15 @@ def launch(n, argv, grace=None):
     old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     first_error, deadline = 0, None
     try:
+        for rank in range(n):
+            # (a session of its own: a terminal's Ctrl-C reaches a replica once, forwarded)
+            p = subprocess.Popen(argv, env=job_environment(rank, n, token),
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+            procs.append(p)
+            t = threading.Thread(target=_pump, args=(rank, p.stdout, out, lock), daemon=True)
+            t.start()
+            pumps.append(t)
         while any(p.poll() is None for p in procs):
             for p in procs:
                 rc = p.poll()
@@ -124,6 +126,7 @@ def launch(n, argv, grace=None):
             if p.returncode != 0 and first_error == 0:
                 first_error = _exit_code(p.returncode)
     finally:
+        stop(procs)    # (none running, unless a start failed or the launcher was stopped)
         for s, h in old.items():
             signal.signal(s, h)
         for t in pumps:

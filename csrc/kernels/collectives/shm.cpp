@@ -30,6 +30,8 @@ namespace {
 
 constexpr uint64_t kMagic = 0x78617272'73686d31ull;   // "xarrshm1"
 constexpr int64_t kPage = 4096;
+constexpr int64_t kSlotSlack = kShmMaxRanks * 16;   // a round's rounding: nblocks * unit
+constexpr int64_t kSmallAllReduce = 32 << 10;        // bytes: one round a chunk
 
 enum RankPhase : int32_t { kNotAttached = 0, kAttached = 1, kDetached = 2 };
 
@@ -106,6 +108,8 @@ class ShmComm {
   int64_t box_bytes = 0;          // each mailbox's buffer
 
   char* slot_of(int r, uint64_t s) const;
+  // A slot's bytes in the segment: its nominal size and kSlotSlack (block_rounds).
+  int64_t slot_stride() const;
 
   // Records the job's first failure (every waiting survivor then reports it).
   void record(int status, int peer, const char* message, const ShmCall* calls = nullptr);
@@ -136,8 +140,10 @@ class ShmComm {
   int round(const int* members, int size, const ShmCall& call, bool first, ShmFailure* fail);
 };
 
+int64_t ShmComm::slot_stride() const { return slot + kSlotSlack; }
+
 char* ShmComm::slot_of(int r, uint64_t s) const {
-  return data + (static_cast<int64_t>(r) * 2 + static_cast<int64_t>(s & 1)) * slot;
+  return data + (static_cast<int64_t>(r) * 2 + static_cast<int64_t>(s & 1)) * slot_stride();
 }
 
 Mailbox* ShmComm::box(int src, int dst) const {
@@ -278,7 +284,8 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   }
   const std::string name = std::string("/xarr-") + token;
   const int64_t slot = (slot_bytes + kPage - 1) / kPage * kPage;
-  const int64_t total = data_offset() + static_cast<int64_t>(nranks) * 2 * slot +
+  const int64_t total = data_offset() +
+                        static_cast<int64_t>(nranks) * 2 * (slot + kSlotSlack) +
                         static_cast<int64_t>(nranks) * nranks * mailbox_stride(nranks);
   const auto t0 = std::chrono::steady_clock::now();
   int fd = -1;
@@ -288,7 +295,9 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
       system_failure(fail, "creating", name);
       return nullptr;
     }
-    if (ftruncate(fd, total) != 0) {
+    // (posix_fallocate reserves the pages: /dev/shm may be smaller than the segment, as
+    // in a container, and a replica touching a page past it would die of SIGBUS)
+    if (ftruncate(fd, total) != 0 || (errno = posix_fallocate(fd, 0, total)) != 0) {
       system_failure(fail, "sizing", name);
       close(fd);
       shm_unlink(name.c_str());
@@ -333,7 +342,7 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   c->h = static_cast<Header*>(base);
   c->data = static_cast<char*>(base) + data_offset();
   c->total = total;
-  c->boxes = c->data + static_cast<int64_t>(nranks) * 2 * slot;
+  c->boxes = c->data + static_cast<int64_t>(nranks) * 2 * c->slot_stride();
   c->box_bytes = mailbox_bytes(nranks);
   c->rank = rank;
   c->nranks = nranks;
@@ -399,24 +408,40 @@ int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCa
   return c->round(members, size, call, true, fail);
 }
 
+namespace {
+
+// dst[0, n) = the members' slots of round s from byte offset off, reduced in member order
+// (one member: a copy).
+void reduce_slots(ShmComm* c, const int* members, int size, uint64_t s, int64_t off,
+                  int dtype, int reduce, int64_t n, char* dst) {
+  if (size == 1) {
+    std::memcpy(dst, c->slot_of(members[0], s) + off,
+                static_cast<size_t>(n * dtype_itemsize(dtype)));
+    return;
+  }
+  combine(reduce, dtype, c->slot_of(members[0], s) + off, c->slot_of(members[1], s) + off,
+          dst, n);
+  for (int k = 2; k < size; ++k)
+    combine(reduce, dtype, dst, c->slot_of(members[k], s) + off, dst, n);
+}
+
+}  // namespace
+
 int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                    const char* in, char* out, int64_t count, int dtype, int reduce,
                    ShmFailure* fail) {
   const int64_t isz = dtype_itemsize(dtype);
   const int64_t nbytes = count * isz;
-  if (size == 1) {
-    if (out != in) std::memcpy(out, in, static_cast<size_t>(nbytes));
-    return c->round(members, size, call, true, fail);
-  }
-  // Small messages: one round, every member reduces the whole chunk (fewest waits).
-  // Large: two rounds per chunk, each member reduces its part of the chunk into its next
-  // slot (reduce-scatter), then every member copies the parts (all-gather).
-  const bool small = nbytes * size <= 64 * 1024;
-  const int64_t per_round = std::max<int64_t>(isz, c->slot / isz * isz);
+  // The rounds depend on the bytes alone, never on the group's size: replicas in groups of
+  // different sizes must stay in step. Small messages: one round a chunk, every member
+  // reduces the whole chunk (fewest waits). Large: two rounds a chunk, each member reduces
+  // its part into its next slot (reduce-scatter), then every member copies the parts.
+  const bool small = nbytes <= kSmallAllReduce;
+  const int64_t per_round = std::max<int64_t>(1, c->slot / isz);
   bool first = true;
   int64_t done = 0;
   do {
-    const int64_t n = std::min(count - done, per_round / isz);
+    const int64_t n = std::min(count - done, per_round);
     const int64_t off = done * isz;
     if (int st = c->begin(fail)) return st;
     std::memcpy(c->slot_of(c->rank, c->step), in + off, static_cast<size_t>(n * isz));
@@ -424,19 +449,12 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
     if (int st = c->round(members, size, call, first, fail)) return st;
     first = false;
     if (small) {
-      combine(reduce, dtype, c->slot_of(members[0], s), c->slot_of(members[1], s), out + off, n);
-      for (int k = 2; k < size; ++k)
-        combine(reduce, dtype, out + off, c->slot_of(members[k], s), out + off, n);
+      reduce_slots(c, members, size, s, 0, dtype, reduce, n, out + off);
     } else {
       const int64_t p0 = n * index / size, p1 = n * (index + 1) / size;
       if (int st = c->begin(fail)) return st;
       char* part = c->slot_of(c->rank, s + 1);   // my next slot (begin: free)
-      if (p1 > p0) {
-        combine(reduce, dtype, c->slot_of(members[0], s) + p0 * isz,
-                c->slot_of(members[1], s) + p0 * isz, part, p1 - p0);
-        for (int k = 2; k < size; ++k)
-          combine(reduce, dtype, part, c->slot_of(members[k], s) + p0 * isz, part, p1 - p0);
-      }
+      if (p1 > p0) reduce_slots(c, members, size, s, p0 * isz, dtype, reduce, p1 - p0, part);
       if (int st = c->round(members, size, call, false, fail)) return st;
       for (int k = 0; k < size; ++k) {
         const int64_t q0 = n * k / size, q1 = n * (k + 1) / size;
@@ -449,32 +467,36 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
   return kShmOk;
 }
 
-
 namespace {
 
 // Rounds over [0, block_bytes) of the nblocks blocks of `in` (1: the whole operand; the
 // group size: all-to-all's blocks): each round a sub-range of every block goes through
 // this replica's slot (sub-block k of the slot is block k's), then consume(round, offset,
 // bytes) reads what the group's slots hold.
+// The number of rounds is the operand's bytes over a slot (at least 1), whatever the
+// group's size, so replicas in groups of different sizes stay in step; a round carries
+// `per` bytes of each block (a multiple of unit: a round may pass the slot's nominal size
+// by nblocks * unit, which the slot's slack holds), the last rounds may carry none.
 template <class Consume>
 int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
                  const char* in, int nblocks, int64_t block_bytes, int64_t unit,
                  ShmFailure* fail, Consume consume) {
-  const int64_t per = std::max<int64_t>(unit, c->slot / nblocks / unit * unit);
-  bool first = true;
+  const int64_t total = block_bytes * nblocks;
+  const int64_t rounds = std::max<int64_t>(1, (total + c->slot - 1) / c->slot);
+  const int64_t units = (block_bytes / unit + rounds - 1) / rounds;
+  const int64_t per = units * unit;
   int64_t done = 0;
-  do {
-    const int64_t n = std::min(block_bytes - done, per);
+  for (int64_t r = 0; r < rounds; ++r) {
+    const int64_t n = std::max<int64_t>(0, std::min(block_bytes - done, per));
     if (int st = c->begin(fail)) return st;
     char* mine = c->slot_of(c->rank, c->step);
     for (int k = 0; k < nblocks; ++k)
       std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
     const uint64_t s = c->step;
-    if (int st = c->round(members, size, call, first, fail)) return st;
-    first = false;
-    consume(s, done, n);
+    if (int st = c->round(members, size, call, r == 0, fail)) return st;
+    if (n > 0) consume(s, done, n);
     done += n;
-  } while (done < block_bytes);
+  }
   return kShmOk;
 }
 
