@@ -417,7 +417,7 @@ def test_the_segment_is_the_users_with_mode_0600():
 
     def attach():
         try:
-            transport.Transport(token, 0, 2, 1 << 16, 2.0)
+            transport.Transport(token, 0, 2, 1 << 16, 2.0, 2.0)
         except transport.TransportFailure as e:
             error.append(e)
 

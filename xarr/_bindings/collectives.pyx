@@ -27,7 +27,7 @@ cdef extern from "kernels/collectives/shm.h" namespace "xarr" nogil:
     cdef cppclass ShmComm:
         pass
     ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                        double timeout_s, ShmFailure* fail)
+                        double timeout_s, double attach_timeout_s, ShmFailure* fail)
     void shm_detach(ShmComm* c)
     int64_t shm_slot_bytes(const ShmComm* c)
     int shm_all_reduce(ShmComm* c, const int* members, int size, int index,
@@ -136,12 +136,13 @@ cdef class Transport:
     cdef readonly int rank, nranks
     cdef readonly int64_t slot_bytes
 
-    def __cinit__(self, str token, int rank, int nranks, int64_t slot_bytes, double timeout):
+    def __cinit__(self, str token, int rank, int nranks, int64_t slot_bytes, double timeout,
+                  double attach_timeout):
         cdef ShmFailure f
         cdef bytes tok = token.encode()
         cdef const char* t = tok
         with nogil:
-            self.c = shm_attach(t, rank, nranks, slot_bytes, timeout, &f)
+            self.c = shm_attach(t, rank, nranks, slot_bytes, timeout, attach_timeout, &f)
         if self.c == NULL:
             _raise(f)
         self.rank, self.nranks = rank, nranks

@@ -21,6 +21,7 @@ from xarr._bindings import collectives as _transport
 from xarr._dtypes import XLA_NAMES
 
 DEFAULT_TIMEOUT = 60.0
+ATTACH_TIMEOUT = 60.0      # seconds at least, for every replica to attach
 DEFAULT_SLOT_BYTES = 2 << 20
 
 # The transport's op codes (ShmCall.op) by XLA name, for messages.
@@ -84,7 +85,10 @@ def initialize(replica_id=None, num_replicas=None, token=None):
                              "(start replicas with python -m xarr.launch)")
         slot = _env_int("XARR_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES)
         try:
-            transport = _transport.Transport(token, rank, size, slot, timeout())
+            # (attaching waits for every replica's start-up: an import of xarr can take
+            # longer than a short collective timeout)
+            transport = _transport.Transport(token, rank, size, slot, timeout(),
+                                             max(timeout(), ATTACH_TIMEOUT))
         except _transport.TransportFailure as e:
             raise CollectiveError(f"xarr.distributed.initialize: replica {rank} of {size} "
                                   f"could not join the job: {e.message}") from None

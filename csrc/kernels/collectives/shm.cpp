@@ -276,7 +276,7 @@ void combine(int reduce, int dtype, const char* a, const char* b, char* out, int
 }  // namespace
 
 ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                    double timeout_s, ShmFailure* fail) {
+                    double timeout_s, double attach_timeout_s, ShmFailure* fail) {
   if (nranks < 1 || nranks > kShmMaxRanks || rank < 0 || rank >= nranks || slot_bytes < 1) {
     fail->status = kShmBadArgument;
     std::snprintf(fail->message, sizeof fail->message, "bad replica %d of %d", rank, nranks);
@@ -319,12 +319,12 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
         break;
       }
       if (fd >= 0) close(fd);
-      if (seconds_since(t0) > timeout_s) {
+      if (seconds_since(t0) > attach_timeout_s) {
         fail->status = kShmTimeout;
         fail->peer = 0;
         std::snprintf(fail->message, sizeof fail->message,
                       "replica 0 did not create the job's shared memory within %g s",
-                      timeout_s);
+                      attach_timeout_s);
         return nullptr;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -355,7 +355,7 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
     h->magic.store(kMagic, std::memory_order_release);
   } else {
     while (h->magic.load(std::memory_order_acquire) != kMagic) {
-      if (seconds_since(t0) > timeout_s) {
+      if (seconds_since(t0) > attach_timeout_s) {
         munmap(base, static_cast<size_t>(total));
         delete c;
         fail->status = kShmTimeout;
@@ -378,10 +378,10 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
       shm_detach(c);
       return nullptr;
     }
-    if (seconds_since(t0) > timeout_s) {
+    if (seconds_since(t0) > attach_timeout_s) {
       char msg[160];
       std::snprintf(msg, sizeof msg, "only %d of %d replicas attached within %g s",
-                    h->attached.load(), nranks, timeout_s);
+                    h->attached.load(), nranks, attach_timeout_s);
       c->record(kShmTimeout, -1, msg);
       c->report(fail);
       if (rank == 0) shm_unlink(name.c_str());

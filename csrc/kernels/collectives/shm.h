@@ -59,10 +59,12 @@ struct ShmFailure {
 class ShmComm;
 
 // Creates (rank 0) or opens the job's segment "/xarr-<token>" and attaches this replica.
-// slot_bytes: the bytes a replica moves per round (rounded to 4 KiB). Returns nullptr and
-// fills *fail when it cannot (timeout: the other replicas never came).
+// slot_bytes: the bytes a replica moves per round (rounded to 4 KiB); timeout_s bounds
+// each wait of the collectives, attach_timeout_s the wait for every replica to attach
+// (their start-up). Returns nullptr and fills *fail when it cannot (the other replicas
+// never came).
 ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                    double timeout_s, ShmFailure* fail);
+                    double timeout_s, double attach_timeout_s, ShmFailure* fail);
 // Marks this replica detached and unmaps (peers waiting for it then fail with kShmPeerGone).
 void shm_detach(ShmComm* c);
 int64_t shm_slot_bytes(const ShmComm* c);
