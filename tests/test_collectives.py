@@ -8,7 +8,6 @@ launcher's output, exit codes and cleanup."""
 
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import threading
@@ -20,9 +19,9 @@ import pytest
 import xarr as xa
 from xarr._bindings import collectives as transport
 from xarr.distributed import ReplicaFailure, run
-
-L = xa.lax
-DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.int64, np.complex64]
+from replica_programs import (DTYPES, L, _input, bad_arguments, bad_peers, dies_before_psum,
+                              every_op, grouped, hangs, heat2d, heat_band, killed_mid_job,
+                              mismatched, mismatched_recv, mismatched_shape, point_to_point)
 
 
 def _shm_names():
@@ -36,63 +35,7 @@ def no_segment_left():
     assert _shm_names() == before
 
 
-def _input(rank, dt, shape=(4, 6)):
-    """Replica rank's operand: distinct per replica, exact in every dtype."""
-    rng = np.random.default_rng(rank)
-    v = rng.integers(-20, 20, shape)
-    if np.dtype(dt).kind == "u":
-        v = np.abs(v)
-    if np.dtype(dt).kind == "c":
-        return (v + 1j * rng.integers(-5, 5, shape)).astype(dt)
-    return v.astype(dt)
-
-
 # ---------------------------------------------------------------- every op, every dtype
-def every_op(dtypes):
-    n, r = xa.distributed.num_replicas(), xa.distributed.replica_id()
-    out = {"id": (int(L.axis_index("i")), int(L.replica_id()))}
-    for dt in dtypes:
-        x = xa.asarray(_input(r, dt))
-        name = np.dtype(dt).name
-        out[name, "psum"] = L.psum(x, "i")
-        out[name, "all_gather"] = L.all_gather(x, "i")
-        out[name, "all_gather_tiled_1"] = L.all_gather(x, "i", axis=1, tiled=True)
-        out[name, "ppermute"] = L.ppermute(x, "i", [(k, (k + 1) % n) for k in range(n - 1)])
-        if np.dtype(dt).kind != "c":
-            out[name, "pmax"] = L.pmax(x, "i")
-            out[name, "pmin"] = L.pmin(x, "i")
-        wide = xa.asarray(np.concatenate([_input(r, dt)] * n, axis=1))     # (4, 6n)
-        out[name, "all_to_all"] = L.all_to_all(wide, "i", 1, 0, tiled=True)
-        out[name, "psum_scatter"] = L.psum_scatter(wide, "i", scatter_dimension=1,
-                                                   tiled=True)
-        stacked = xa.asarray(np.stack([_input(r, dt)] * n))                 # (n, 4, 6)
-        out[name, "all_to_all_stack"] = L.all_to_all(stacked, "i", 0, 2)
-        out[name, "psum_scatter_stack"] = L.psum_scatter(stacked, "i")
-    out["pmean"] = L.pmean(xa.asarray(_input(r, np.int32)), "i")
-    out["tree"] = L.psum({"a": xa.asarray([1.0, r]), "b": (xa.asarray([r]),)}, "i")
-    out["bool_or"] = L.all_reduce(xa.asarray(np.arange(5) == r), "or")
-    out["bool_count"] = L.psum(xa.asarray(np.arange(5) >= r), "i")        # jax: int32 counts
-    out["a2a_tree"] = L.all_to_all((xa.asarray(np.arange(2.0 * n) + r),), "i", 0, 0,
-                                   tiled=True)
-    out["traced"] = L.all_reduce(xa.asarray(_input(r, np.float64)),
-                                 lambda a, b: a * 2 + b)
-    out["big"] = L.psum(xa.asarray(np.arange(700_001, dtype=np.float32) * (r + 1)), "i")
-    x = xa.asarray(_input(r, np.float32))
-    wide = xa.asarray(np.concatenate([_input(r, np.float32)] * n, axis=1))
-
-    def program(v, w):
-        return (L.psum(v * 2, "i") + 1, L.all_gather(v, "i", axis=1, tiled=True),
-                L.psum_scatter(w, "i", scatter_dimension=1, tiled=True),
-                L.all_to_all(w, "i", 1, 0, tiled=True),
-                L.pmax(L.ppermute(v, "i", [(0, n - 1)]), "i"))
-    jitted = xa.jit(program)
-    out["jit"] = jitted(x, wide)
-    out["eager"] = program(x, wide)
-    with xa.lazy():
-        lazy = program(x, wide)
-    out["lazy"] = tuple(xa.eval(v) for v in lazy)
-    out["text"] = jitted.lower(x, wide).as_text()
-    return out
 
 
 def _want(n, r, dt, op):
@@ -168,22 +111,6 @@ def test_every_op_against_numpy(n):
 
 
 # ---------------------------------------------------------------- replica groups
-def grouped():
-    r = xa.distributed.replica_id()
-    x = xa.asarray(np.array([1.0, 10.0]) * (r + 1))
-    return {"pairs": L.psum(x, "i", axis_index_groups=[[0, 2], [1, 3]]),
-            "uneven": L.all_reduce(x, "max", replica_groups=[[3], [2, 0, 1]]),
-            "gather": L.all_gather(x, "i", axis_index_groups=[[1, 0], [3, 2]]),
-            "crs": L.cross_replica_sum(x, [[0, 1, 2], [3]]),
-            "rs": L.reduce_scatter(xa.asarray(np.arange(4.0) + r), "add", 0, [[0, 3], [1, 2]]),
-            "permute": L.collective_permute(x, [(0, 3), (3, 0), (1, 2)]),
-            # groups of different sizes with messages of several rounds, then everyone:
-            # the rounds depend on the bytes alone, so the replicas stay in step
-            "uneven_big": L.all_reduce(xa.asarray(np.full(40_000, r + 1.0)), "add",
-                                       replica_groups=[[3], [2, 0, 1]]),
-            "uneven_a2a": L.all_to_all(xa.asarray(np.arange(36_000.0) + r), "i", 0, 0,
-                                       axis_index_groups=[[0, 1, 2], [3]], tiled=True),
-            "after": L.psum(x, "i")}
 
 
 def test_replica_groups():
@@ -212,26 +139,6 @@ def test_replica_groups():
                                       else np.zeros(2))
 
 
-def bad_arguments():
-    x = xa.asarray([1.0, 2.0])
-    errors = []
-    for call in (lambda: L.psum(x, "i", axis_index_groups=[[0], [0, 1]]),
-                 lambda: L.ppermute(x, "i", [(0, 1), (1, 1)]),
-                 lambda: L.ppermute(x, "i", [(0, 5)]),
-                 lambda: L.all_to_all(xa.asarray(np.ones(3)), "i", 0, 0, tiled=True),
-                 lambda: L.psum_scatter(xa.asarray(np.ones((3, 2))), "i"),
-                 lambda: L.all_reduce(x, "sub"),
-                 lambda: L.all_reduce(x, "and"),
-                 lambda: L.pmax(xa.asarray([1j]), "i")):
-        try:
-            call()
-            errors.append(None)
-        except Exception as e:   # noqa: BLE001 (the test reads each message)
-            errors.append((type(e).__name__, str(e)))
-    L.psum(x, "i")      # the job still works after refused calls
-    return errors
-
-
 def test_bad_arguments_raise_naming_the_op_and_values():
     errors = run(bad_arguments, n=2)[0]
     expected = [("ValueError", "xa.lax.psum: replica_groups [[0], [0, 1]] must hold each"),
@@ -248,39 +155,6 @@ def test_bad_arguments_raise_naming_the_op_and_values():
 
 
 # ---------------------------------------------------------------- send / recv
-def point_to_point():
-    r, n = xa.distributed.replica_id(), xa.distributed.num_replicas()
-    got = {}
-    small = xa.asarray(np.arange(5.0) + r)
-    big = xa.asarray(np.arange(300_000, dtype=np.int32) * (r + 1))     # > a mailbox
-    right, left = (r + 1) % n, (r - 1) % n
-    if r % 2 == 0:      # evens send first, odds receive first: no one waits on itself
-        t = L.send(small, 7, right)
-        got["small"], t = L.recv((5,), np.float64, 7, left, t)
-        L.send(big, 8, right, t)
-        got["big"], _ = L.recv((300_000,), np.int32, 8, left)
-    else:
-        got["small"], t = L.recv((5,), np.float64, 7, left)
-        L.send(small, 7, right, t)
-        got["big"], _ = L.recv((300_000,), np.int32, 8, left)
-        L.send(big, 8, right)
-    assert isinstance(L.after_all(t, L.Token()), L.Token)
-    ring = xa.jit(lambda v: L.recv((5,), np.float64, 9, left)[0] + 0 if r % 2 else v)
-    if r % 2 == 0:
-        L.send(small * 2, 9, right)
-        got["jit"] = None
-    else:
-        got["jit"] = ring(small)
-        got["text"] = ring.lower(small).as_text()
-    return got
-
-
-def mismatched_recv():
-    r = xa.distributed.replica_id()
-    if r == 0:
-        L.send(xa.asarray(np.ones(4, np.float32)), 3, 1)
-        return L.psum(xa.asarray([1.0]), "i")      # waits: replica 1 failed
-    return L.recv((4,), np.float64, 3, 0)
 
 
 def test_send_and_recv():
@@ -293,13 +167,6 @@ def test_send_and_recv():
                                       (left + 1))
     np.testing.assert_array_equal(res[1]["jit"], (np.arange(5.0) + 0) * 2)
     assert "recv(), channel_id=9, source=0" in res[1]["text"]
-
-
-def mismatched_shape():
-    if xa.distributed.replica_id() == 0:
-        L.send(xa.asarray(np.ones((2, 3))), 4, 1)
-        return L.psum(xa.asarray([1.0]), "i")
-    return L.recv((3, 2), np.float64, 4, 0)
 
 
 def test_a_recv_of_another_shape_fails():
@@ -323,18 +190,6 @@ def test_a_recv_of_another_dtype_fails_on_both():
         assert "send / recv of f64, 32 bytes" in res[r].message
 
 
-def bad_peers():
-    errors = []
-    for call in (lambda: L.send(xa.asarray([1.0]), 0, 0),
-                 lambda: L.recv((1,), np.float64, 0, 5),
-                 lambda: L.after_all(3)):
-        try:
-            call()
-        except Exception as e:   # noqa: BLE001 (the test reads each message)
-            errors.append(str(e))
-    return errors
-
-
 def test_send_recv_bad_peers():
     errors = run(bad_peers, n=2)[0]
     assert "xa.lax.send: target 0 must be another replica, in [0, 2) and not 0" in errors[0]
@@ -343,36 +198,6 @@ def test_send_recv_bad_peers():
 
 
 # ---------------------------------------------------------------- faults
-def dies_before_psum():
-    if xa.distributed.replica_id() == 1:
-        os._exit(3)
-    return L.psum(xa.asarray([1.0]), "i")
-
-
-def killed_mid_job():
-    x = L.psum(xa.asarray([1.0]), "i")        # everyone attached and in step
-    if xa.distributed.replica_id() == 2:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return L.psum(x, "i")
-
-
-def hangs():
-    if xa.distributed.replica_id() == 0:
-        time.sleep(30)
-    return L.psum(xa.asarray([1.0]), "i")
-
-
-def mismatched(kind):
-    r = xa.distributed.replica_id()
-    if kind == "shape":
-        return L.psum(xa.asarray(np.ones(3 + r)), "i")
-    if kind == "dtype":
-        return L.psum(xa.asarray(np.ones(3, np.float32 if r else np.float64)), "i")
-    return L.psum(xa.asarray(np.ones(3)), "i") if r else L.all_gather(xa.asarray(np.ones(3)))
-
-
-def _failures(results):
-    return [x for x in results if isinstance(x, ReplicaFailure)]
 
 
 def test_a_replica_that_dies_makes_every_survivor_raise():
@@ -454,23 +279,18 @@ if len(sys.argv) > 1 and r == int(sys.argv[1]):
 def test_launcher_prefixes_output_and_returns_the_first_error(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(SCRIPT)
+    # (run from the script's folder: a source checkout in the working directory would
+    # shadow the installed xarr for python -m)
     ok = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "3", str(script)],
-                        capture_output=True, text=True, timeout=120)
+                        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert sorted(ok.stdout.splitlines()) == ["[0] sum 6.0", "[1] sum 6.0", "[2] sum 6.0"]
     bad = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "2", str(script), "1"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert bad.returncode == 7
 
 
 # ---------------------------------------------------------------- the worked example
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent /
-                       "examples"))
-import heat2d  # noqa: E402  (examples/heat2d.py: the domain-decomposed heat equation)
-
-
-def heat_band(n, steps):
-    return heat2d.solve(n, steps, check=5)
 
 
 @pytest.mark.parametrize("replicas", [2, 3])
