@@ -106,6 +106,7 @@ class ShmComm {
   int readers_n[2] = {0, 0};
   char* boxes = nullptr;          // the mailboxes, after the slots
   int64_t box_bytes = 0;          // each mailbox's buffer
+  int64_t box_stride = 0;         // a mailbox's head and buffer
 
   char* slot_of(int r, uint64_t s) const;
   // A slot's bytes in the segment: its nominal size and kSlotSlack (block_rounds).
@@ -148,7 +149,7 @@ char* ShmComm::slot_of(int r, uint64_t s) const {
 
 Mailbox* ShmComm::box(int src, int dst) const {
   return reinterpret_cast<Mailbox*>(
-      boxes + (static_cast<int64_t>(src) * nranks + dst) * mailbox_stride(nranks));
+      boxes + (static_cast<int64_t>(src) * nranks + dst) * box_stride);
 }
 
 void ShmComm::record(int status, int peer, const char* message, const ShmCall* calls) {
@@ -344,6 +345,7 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   c->total = total;
   c->boxes = c->data + static_cast<int64_t>(nranks) * 2 * c->slot_stride();
   c->box_bytes = mailbox_bytes(nranks);
+  c->box_stride = mailbox_stride(nranks);
   c->rank = rank;
   c->nranks = nranks;
   c->slot = slot;
