@@ -186,9 +186,9 @@ def killed_mid_job():
     return L.psum(x, "i")
 
 
-def hangs():
+def hangs(seconds=30):
     if xa.distributed.replica_id() == 0:
-        time.sleep(30)
+        time.sleep(seconds)
     return L.psum(xa.asarray([1.0]), "i")
 
 
@@ -203,3 +203,23 @@ def mismatched(kind):
 
 def heat_band(n, steps):
     return heat2d.solve(n, steps, check=5)
+
+
+def routes_taken():
+    """Which transport each kind of collective takes (xarr/distributed/_mpi.py's routing),
+    by the transport's class name, after running it."""
+    job = xa.distributed._state.job()
+    r, n = job.rank, job.size
+    x = xa.asarray([r + 1.0])
+    neighbours = [[k, k + 1] for k in range(0, n, 2)]
+    strided = [list(range(0, n, 2)), list(range(1, n, 2))]
+    routes = {}
+    for name, groups in (("neighbours", neighbours), ("strided", strided), ("all", None)):
+        routes[name] = (type(job.routes.group(
+            xa.distributed._state.groups_of("t", groups, n), *xa.distributed._state.my_group(
+                xa.distributed._state.groups_of("t", groups, n), r))[0]).__name__,
+            float(L.psum(x, "i", axis_index_groups=groups)[0]))
+    pairs = [(k, k + 1) for k in range(0, n, 2)]
+    routes["permute_within"] = type(job.routes.permute(pairs, -1, -1)[0]).__name__
+    routes["permute_across"] = type(job.routes.permute([(0, n - 1)], -1, -1)[0]).__name__
+    return routes

@@ -245,8 +245,10 @@ cdef class Transport:
             _raise(f)
         return out
 
-    def permute(self, Tensor x, int source, int64_t groups_hash):
-        """A new tensor: replica ``source``'s x (zeros when source < 0)."""
+    def permute(self, Tensor x, int source, int target, int64_t groups_hash):
+        """A new tensor: replica ``source``'s x (zeros when source < 0). ``target`` (where
+        x goes, or -1) is implied by the other replicas' sources here: every replica of
+        the segment takes part, and shm.h pairs them."""
         cdef ShmComm* c = self._open()
         cdef ShmCall sc
         cdef ShmFailure f

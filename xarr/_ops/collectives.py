@@ -26,7 +26,6 @@ recorded under xa.jit / xa.lazy, printed as XLA prints it:
 
 import numpy as np
 
-from xarr import _core
 from xarr import _tensor
 from xarr._bindings import collectives as _transport
 from xarr._dtypes import CODE_OF, KINDS, XLA_NAMES
@@ -41,11 +40,7 @@ from xarr._graph.trace import TracedComputation, recorder, trace_sub, tracing
 from xarr._graph.ir import Instruction, Module, TensorType
 from xarr.distributed import _state
 
-_EW = _core.ew_ops()
-# reduction name -> the elementwise kernel (EwOp) the transport combines with
-_REDUCE = {"add": _EW["ADD"][0], "mul": _EW["MUL"][0], "max": _EW["MAX"][0],
-           "min": _EW["MIN"][0], "and": _EW["AND"][0], "or": _EW["OR"][0],
-           "xor": _EW["XOR"][0]}
+_REDUCE = _state.REDUCE_CODES
 
 
 def _operand(fn, x):
@@ -59,15 +54,19 @@ def _dense(x):
 
 
 def _group(fn, groups, channel_id=None):
-    """(job, groups, my group's members, my index in them, the groups' hash), resolved once
-    per (groups, channel) and job: a small collective's cost is mostly this Python."""
+    """(job, groups, my group's members, my index in them, the groups' hash, the link),
+    resolved once per (groups, channel) and job: a small collective's cost is mostly this
+    Python. The link is (transport, members, index) in the numbering of the transport that
+    carries this group's traffic (_state.ShmRoutes, _mpi.MpiRoutes; None: one replica)."""
     job = _state.job()
     key = (None if not groups else tuple(tuple(g) for g in groups), channel_id)
     hit = job.groups.get(key)
     if hit is None:
         gs = _state.groups_of(fn, groups, job.size)
         members, index = _state.my_group(gs, job.rank)
-        hit = job.groups[key] = (job, gs, members, index, _state.groups_hash(gs, channel_id))
+        link = None if job.routes is None else job.routes.group(gs, members, index)
+        hit = job.groups[key] = (job, gs, members, index, _state.groups_hash(gs, channel_id),
+                                 link)
     return hit
 
 
@@ -90,7 +89,7 @@ def _leaves(fn, tree, one):
 # ------------------------------------------------------------------------ all-reduce
 def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
     x = _operand(fn, x)
-    job, gs, members, index, ghash = _group(fn, groups, channel_id)
+    gs = _group(fn, groups, channel_id)[1]
     kind = KINDS[_code(x)]
     if reduce in ("and", "or", "xor") and kind not in "biu":
         raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
@@ -109,12 +108,13 @@ def _code(x):
 
 
 def _all_reduce_impl(x, fn, reduce, groups, channel_id, side_effect):
-    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    job, _, _, _, ghash, link = _group(fn, groups, channel_id)
     x = _dense(x)
-    if job.transport is None:
+    if link is None:
         return x.copy()
+    transport, members, index = link
     try:   # (_run's handling, inline: this is the small all-reduce's hot path)
-        return job.transport.all_reduce(x, members, index, ghash, _REDUCE[reduce])
+        return transport.all_reduce(x, members, index, ghash, _REDUCE[reduce])
     except _transport.TransportFailure as e:
         raise _state.failure(fn, e, job.rank) from None
 
@@ -238,17 +238,18 @@ def all_reduce(operand, computation="add", replica_groups=None, channel_id=None)
 def _all_gather_leaf(fn, x, groups, channel_id):
     """(group size, *x.shape): the members' operands stacked in member order."""
     x = _operand(fn, x)
-    job, gs, members, index, ghash = _group(fn, groups, channel_id)
+    gs, members = _group(fn, groups, channel_id)[1:3]
     return S.apply("all_gather", [x], fn=fn, groups=gs, channel_id=channel_id, dimension=0,
                    n=len(members), side_effect=True)
 
 
 def _all_gather_impl(x, fn, groups, channel_id, dimension, n, side_effect):
-    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    job, _, _, _, ghash, link = _group(fn, groups, channel_id)
     x = _dense(x)
-    if job.transport is None:
+    if link is None:
         return S.reshape(x, (1,) + tuple(x.shape))
-    return _run(fn, job, lambda: job.transport.all_gather(x, members, index, ghash))
+    transport, members, index = link
+    return _run(fn, job, lambda: transport.all_gather(x, members, index, ghash))
 
 
 def _stacked(types, n, **attrs):
@@ -294,7 +295,7 @@ def _split(fn, x, dim, what, tiled, groups, channel_id):
     (operand, job, members, index, groups hash, dim, blocks of shape (n, *block)).
     Without ``tiled`` the dim must have the group's size."""
     v = _operand(fn, x)
-    job, _, members, index, ghash = _group(fn, groups, channel_id)
+    job, _, members, index, ghash = _group(fn, groups, channel_id)[:5]
     n = len(members)
     d = _axis(fn, dim, v.ndim, what)
     shape = tuple(v.shape)
@@ -392,16 +393,16 @@ def ppermute(x, axis_name=None, perm=()):
 def _blocks_impl(kind):
     """The impl of all_to_all / reduce_scatter over blocks (n, *block) (_split)."""
     def impl(blocks, fn, groups, channel_id, dimension, side_effect, reduce=None):
-        job, _, members, index, ghash = _group(fn, groups, channel_id)
+        job, _, _, _, ghash, link = _group(fn, groups, channel_id)
         blocks = _dense(blocks)
-        if job.transport is None:
+        if link is None:
             return blocks.copy() if kind == "all-to-all" else \
                 S.reshape(blocks, tuple(blocks.shape[1:]))
+        transport, members, index = link
         if kind == "all-to-all":
-            return _run(fn, job, lambda: job.transport.all_to_all(blocks, members, index,
-                                                                  ghash))
-        return _run(fn, job, lambda: job.transport.reduce_scatter(blocks, members, index,
-                                                                  ghash, _REDUCE[reduce]))
+            return _run(fn, job, lambda: transport.all_to_all(blocks, members, index, ghash))
+        return _run(fn, job, lambda: transport.reduce_scatter(blocks, members, index, ghash,
+                                                              _REDUCE[reduce]))
     return impl
 
 
@@ -413,11 +414,13 @@ def _one_block(types, **attrs):
 def _permute_impl(x, fn, pairs, source, side_effect):
     job = _state.job()
     x = _dense(x)
-    if job.transport is None:
+    if job.routes is None:
         return x.copy() if source == 0 else S.broadcast_in_dim(
             asarray(np.zeros((), x.dtype)), tuple(x.shape), ())
     ghash = _state.groups_hash((pairs,), None)
-    return _run(fn, job, lambda: job.transport.permute(x, source, ghash))
+    target = dict(pairs).get(job.rank, -1)
+    transport, source, target = job.routes.permute(pairs, source, target)
+    return _run(fn, job, lambda: transport.permute(x, source, target, ghash))
 
 
 S.defop("all_to_all", _same_type, _blocks_impl("all-to-all"), text=_collective_text)
@@ -505,7 +508,8 @@ def _channel_key(channel_id, shape):
 def _send_impl(x, fn, channel_id, target, side_effect):
     job = _state.job()
     key = _channel_key(channel_id, x.shape)
-    _run(fn, job, lambda: job.transport.send(_dense(x), target, key))
+    transport, peer = job.routes.peer(target)
+    _run(fn, job, lambda: transport.send(_dense(x), peer, key))
     return x
 
 
@@ -513,7 +517,8 @@ def _recv_impl(fn, channel_id, source, shape, code, side_effect):
     job = _state.job()
     like = _tensor.empty(shape, code)
     key = _channel_key(channel_id, shape)
-    return _run(fn, job, lambda: job.transport.recv(like, source, key))
+    transport, peer = job.routes.peer(source)
+    return _run(fn, job, lambda: transport.recv(like, peer, key))
 
 
 def _recv_type(types, shape, code, **attrs):   # (the received tensor's type)

@@ -1,11 +1,13 @@
-"""This process's place among the replicas of an SPMD job, and its transport.
+"""This process's place among the replicas of an SPMD job, and its transports.
 
 The launcher (xarr/distributed/launch.py) starts N copies of a program with three
 variables: XARR_REPLICA_ID (0 .. N-1), XARR_NUM_REPLICAS (N) and XARR_JOB_TOKEN (128
 random bits, hex: the name of the job's shared memory, which no other job can guess).
 ``initialize()`` reads them and attaches the shared-memory transport
-(csrc/kernels/collectives/shm.h); without them the process is replica 0 of 1 and every
-collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds, default 60) bounds every wait
+(csrc/kernels/collectives/shm.h). A process started by mpirun / mpiexec (its MPI
+environment: PMI_SIZE, OMPI_COMM_WORLD_SIZE, PMIX_RANK; or XARR_BACKEND=mpi) joins through
+MPI instead (_mpi.py: shared memory within a node, MPI across nodes). Otherwise the process
+is replica 0 of 1 and every collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds, default 60) bounds every wait
 for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round.
 
 Failures of the transport become ``CollectiveError`` naming the op, the replica and what
@@ -17,6 +19,7 @@ import os
 import re
 import zlib
 
+from xarr import _core
 from xarr._bindings import collectives as _transport
 from xarr._dtypes import XLA_NAMES
 
@@ -27,15 +30,45 @@ DEFAULT_SLOT_BYTES = 2 << 20
 # The transport's op codes (ShmCall.op) by XLA name, for messages.
 _OP_NAMES = {v: k for k, v in _transport.OP_CODES.items()}
 
+_EW = _core.ew_ops()
+# reduction name -> the elementwise kernel (EwOp) the transports combine with
+REDUCE_CODES = {"add": _EW["ADD"][0], "mul": _EW["MUL"][0], "max": _EW["MAX"][0],
+                "min": _EW["MIN"][0], "and": _EW["AND"][0], "or": _EW["OR"][0],
+                "xor": _EW["XOR"][0]}
+
 
 class CollectiveError(RuntimeError):
     """A collective could not complete: a replica died, hung past the timeout, or called a
     different op, shape or dtype. Every surviving replica raises it."""
 
 
+class ShmRoutes:
+    """Which transport carries a collective, and in what numbering, for a job on one
+    shared-memory segment: always the segment's, in replica ids (_mpi.MpiRoutes is the
+    MPI job's)."""
+
+    def __init__(self, transport):
+        self.transport = transport
+
+    def group(self, groups, members, index):
+        """(transport, members, my index) for a collective over ``groups``."""
+        return self.transport, members, index
+
+    def permute(self, pairs, source, target):
+        """(transport, source, target) for a collective permute of ``pairs``."""
+        return self.transport, source, target
+
+    def peer(self, replica):
+        """(transport, replica) for a send to or a recv from ``replica``."""
+        return self.transport, replica
+
+    def close(self):
+        self.transport.close()
+
+
 class _Job:
-    def __init__(self, rank, size, token, transport):
-        self.rank, self.size, self.token, self.transport = rank, size, token, transport
+    def __init__(self, rank, size, token, routes):
+        self.rank, self.size, self.token, self.routes = rank, size, token, routes
         self.groups = {}   # xarr/_ops/collectives.py's resolved groups
 
 
@@ -65,12 +98,44 @@ def timeout():
     return t
 
 
+_MPI_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
+
+
+def started_by_mpi():
+    """Whether mpirun / mpiexec started this process (and the launcher did not)."""
+    if "XARR_REPLICA_ID" in os.environ:
+        return False
+    backend = os.environ.get("XARR_BACKEND", "")
+    if backend not in ("", "mpi", "shm"):
+        raise ValueError(f"xarr.distributed: XARR_BACKEND={backend!r} is not 'mpi' or 'shm'")
+    return backend == "mpi" or (backend == "" and any(v in os.environ
+                                                      for v in _MPI_SIZE_VARIABLES))
+
+
 def initialize(replica_id=None, num_replicas=None, token=None):
-    """Joins this process to its job (the launcher's environment, or the arguments); a
-    process without them is replica 0 of 1. Idempotent. Returns (replica_id, count)."""
+    """Joins this process to its job (the launcher's environment, MPI's under mpirun, or
+    the arguments); a process without them is replica 0 of 1. Idempotent. Returns
+    (replica_id, count)."""
     global _job
     if _job is not None:
         return _job.rank, _job.size
+    if replica_id is None and num_replicas is None and started_by_mpi():
+        # (mpi4py is optional, and importing it starts MPI: only an MPI job loads it)
+        from xarr.distributed import _mpi
+        per_node = _env_int("XARR_MPI_RANKS_PER_NODE")
+        if per_node is not None and per_node < 1:
+            raise ValueError(f"xarr.distributed: XARR_MPI_RANKS_PER_NODE={per_node} must be "
+                             f">= 1")
+        try:
+            rank, size, routes = _mpi.connect(
+                timeout(), max(timeout(), ATTACH_TIMEOUT),
+                _env_int("XARR_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES), per_node)
+        except _transport.TransportFailure as e:
+            raise CollectiveError(f"xarr.distributed.initialize: this MPI rank could not "
+                                  f"attach its node's shared memory: {e.message}") from None
+        _job = _Job(rank, size, None, routes)
+        atexit.register(finalize)
+        return rank, size
     rank = _env_int("XARR_REPLICA_ID", 0) if replica_id is None else int(replica_id)
     size = _env_int("XARR_NUM_REPLICAS", 1) if num_replicas is None else int(num_replicas)
     token = os.environ.get("XARR_JOB_TOKEN") if token is None else token
@@ -92,7 +157,7 @@ def initialize(replica_id=None, num_replicas=None, token=None):
         except _transport.TransportFailure as e:
             raise CollectiveError(f"xarr.distributed.initialize: replica {rank} of {size} "
                                   f"could not join the job: {e.message}") from None
-    _job = _Job(rank, size, token, transport)
+    _job = _Job(rank, size, token, None if transport is None else ShmRoutes(transport))
     atexit.register(finalize)
     return rank, size
 
@@ -100,8 +165,8 @@ def initialize(replica_id=None, num_replicas=None, token=None):
 def finalize():
     """Detaches this replica (peers still waiting for it then fail instead of hanging)."""
     global _job
-    if _job is not None and _job.transport is not None:
-        _job.transport.close()
+    if _job is not None and _job.routes is not None:
+        _job.routes.close()
     _job = None
 
 
