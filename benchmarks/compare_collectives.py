@@ -10,6 +10,11 @@ venv's mpiexec, gloo under torch.multiprocessing. Times are per call on replica 
 replica: the operand of all-reduce, all-gather and all-to-all, the input of
 reduce-scatter) over the time. The ppermute row compares a 1 MB halo exchange with a plain
 copy of the same bytes. --svg writes the all-reduce latency / bandwidth sweep.
+
+The column "xarr on MPI" runs xarr's MPI backend (xarr/distributed/_mpi.py) under this
+interpreter's mpiexec (the mpich wheel) with XARR_MPI_RANKS_PER_NODE=1: each replica a
+"node" of its own, so MPI carries everything, as between machines. Its ratio to mpi4py is
+the backend's own cost (the call agreement, polled waits, Python).
 """
 
 import argparse
@@ -49,7 +54,7 @@ def _time(call, sync, nbytes):
 
 
 # ---------------------------------------------------------------- xarr
-def xarr_worker(cases):
+def xarr_worker(cases, report=False):
     import xarr as xa
     L = xa.lax
     n = xa.distributed.num_replicas()
@@ -64,6 +69,8 @@ def xarr_worker(cases):
                  "all_to_all": lambda: L.all_to_all(x, "i", 0, 0, tiled=True),
                  "ppermute": lambda: L.ppermute(x, "i", [(k, (k + 1) % n) for k in range(n)])}
         out[f"{op} {nbytes}"] = _time(calls[op], sync, nbytes)
+    if report and xa.distributed.replica_id() == 0:
+        print(json.dumps(out))
     return out
 
 
@@ -124,11 +131,16 @@ def gloo_worker(cases):
 def _peer(peers_python, kind, cases):
     here = os.path.abspath(__file__)
     args = [peers_python, here, "--worker", kind, "--cases", json.dumps(cases)]
-    if kind == "mpi":
-        args = [os.path.join(os.path.dirname(peers_python), "mpiexec"), "-n", "2"] + args
+    if kind in ("mpi", "xarr"):
+        mpiexec = os.path.join(os.path.dirname(peers_python), "mpiexec")
+        if not os.path.exists(mpiexec):
+            return {}
+        args = [mpiexec, "-n", "2"] + args
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env["OMP_NUM_THREADS"] = "1"
+    if kind == "xarr":
+        env["XARR_MPI_RANKS_PER_NODE"] = "1"
     done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
     if done.returncode:
         print(f"{kind}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
@@ -181,37 +193,43 @@ def _svg(sweep, path):
 def main():
     p = argparse.ArgumentParser(description="xarr's collectives against mpi4py and gloo")
     p.add_argument("--peers-python", default=os.environ.get("XARR_PEERS_PYTHON"))
-    p.add_argument("--worker", choices=["mpi", "gloo"])
+    p.add_argument("--worker", choices=["mpi", "gloo", "xarr"])
     p.add_argument("--cases")
     p.add_argument("--markdown")
     p.add_argument("--svg")
     ns = p.parse_args()
     if ns.worker:
         cases = [tuple(c) for c in json.loads(ns.cases)]
-        (mpi_worker if ns.worker == "mpi" else gloo_worker)(cases)
+        if ns.worker == "xarr":
+            xarr_worker(cases, report=True)
+        else:
+            (mpi_worker if ns.worker == "mpi" else gloo_worker)(cases)
         return
     import xarr as xa
     cases = TABLE + [("all_reduce", n) for n in SWEEP if ("all_reduce", n) not in TABLE]
     ours = xa.distributed.run(xarr_worker, n=2, args=(cases,), timeout=1800)[0]
     mpi = _peer(ns.peers_python, "mpi", cases) if ns.peers_python else {}
     gloo = _peer(ns.peers_python, "gloo", cases) if ns.peers_python else {}
+    on_mpi = _peer(sys.executable, "xarr", cases)
     buf = np.ones((1 << 20) // 4, np.float32)
     dst = np.empty_like(buf)
     copy = _time(lambda: np.copyto(dst, buf), lambda: None, 1 << 20)
     lines = ["| collective, 2 replicas | bytes | xarr | mpi4py+MPICH | MPI / xarr | gloo | "
-             "gloo / xarr | xarr GB/s |", "|---|---|---|---|---|---|---|---|"]
+             "gloo / xarr | xarr GB/s | xarr on MPI | MPI / xarr on MPI |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(t):
         return "-" if t is None else (f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms")
 
     for op, nbytes in TABLE:
         key = f"{op} {nbytes}"
-        t, m, g = ours[key], mpi.get(key), gloo.get(key)
+        t, m, g, o = ours[key], mpi.get(key), gloo.get(key), on_mpi.get(key)
         lines.append(f"| {op} | {_size(nbytes)} | {cell(t)} | {cell(m)} | "
                      f"{'-' if m is None else f'{m / t:.2f}x'} | {cell(g)} | "
-                     f"{'-' if g is None else f'{g / t:.2f}x'} | {nbytes / t / 1e9:.2f} |")
+                     f"{'-' if g is None else f'{g / t:.2f}x'} | {nbytes / t / 1e9:.2f} | "
+                     f"{cell(o)} | {'-' if m is None or o is None else f'{m / o:.2f}x'} |")
     lines.append(f"| plain copy (reference for ppermute) | 1 MB | {cell(copy)} | - | - | - | - "
-                 f"| {(1 << 20) / copy / 1e9:.2f} |")
+                 f"| {(1 << 20) / copy / 1e9:.2f} | - | - |")
     lines.append("")
     lines.append("| all-reduce sweep | " + " | ".join(_size(n) for n in SWEEP) + " |")
     lines.append("|---|" + "---|" * len(SWEEP))
