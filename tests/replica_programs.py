@@ -6,6 +6,7 @@ module under pytest's --import-mode=importlib pickles as ``tests.test_collective
 which a replica cannot import.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -223,3 +224,49 @@ def routes_taken():
     routes["permute_within"] = type(job.routes.permute(pairs, -1, -1)[0]).__name__
     routes["permute_across"] = type(job.routes.permute([(0, n - 1)], -1, -1)[0]).__name__
     return routes
+
+
+def shared_heap(mixed):
+    """The collectives that read operands in place, with operands in the shared heap (on
+    every replica, or with ``mixed`` on replica 0 only), each overwritten as soon as the
+    collective returns; then the heap's bookkeeping and its fallback when full."""
+    r, n = xa.distributed.replica_id(), xa.distributed.num_replicas()
+    transport = xa.distributed._state.job().routes.transport
+    heap = not mixed or r == 0
+    base = np.arange(300_000, dtype=np.float32)
+    with (xa.distributed.shared_memory() if heap else contextlib.nullcontext()):
+        x = xa.asarray(base) * (r + 1)
+        wide = xa.concatenate([x] * n)
+        grid = xa.asarray(base.reshape(600, 500)) + r
+    out = {"in_heap": [xa.distributed.in_shared_memory(v) for v in (x, wide, grid)],
+           "heap_bytes": transport.heap_bytes}
+    out["gather"] = L.all_gather(x, "i")
+    x[:] = -1.0                      # the peers have read it: overwriting is safe
+    out["a2a"] = L.all_to_all(wide, "i", 0, 0, tiled=True)
+    out["rs"] = L.psum_scatter(wide, "i", tiled=True)
+    wide[:] = -1.0
+    out["halo"] = L.ppermute(grid[-1], "i", [(k, (k + 1) % n) for k in range(n)])
+    grid[-1] = -1.0
+    used = transport.heap_used()
+    del x, wide, grid
+    out["used"] = (used > 0) == heap, transport.heap_used()
+    with xa.distributed.shared_memory():
+        too_big = xa.zeros(transport.heap_bytes // 4 + 1024, np.float32)   # falls back
+        small = xa.ones(10)
+    out["fallback"] = (xa.distributed.in_shared_memory(too_big),
+                       xa.distributed.in_shared_memory(small) == (transport.heap_bytes > 0))
+    return out
+
+
+def message_waits_through_collectives():
+    """A message sits in its mailbox while both replicas run large collectives (whose
+    slots must not overlap the mailboxes), then is received intact."""
+    r = xa.distributed.replica_id()
+    message = np.arange(1000.0) * 3
+    if r == 0:
+        L.send(xa.asarray(message), 5, 1)
+    big = xa.asarray(np.full(1_500_000, r + 1.0))      # 12 MB: several slot rounds
+    total = L.psum(big, "i")
+    gathered = L.all_gather(big[:400_000], "i")
+    got = L.recv((1000,), np.float64, 5, 0)[0] if r == 1 else None
+    return got, float(total[-1]), float(gathered[1, -1])

@@ -22,7 +22,8 @@ from xarr.distributed import ReplicaFailure, run
 from collective_checks import check_every_op, check_grouped
 from replica_programs import (DTYPES, L, _input, bad_arguments, bad_peers, dies_before_psum,
                               every_op, grouped, hangs, heat2d, heat_band, killed_mid_job,
-                              mismatched, mismatched_recv, mismatched_shape, point_to_point)
+                              message_waits_through_collectives, mismatched, mismatched_recv,
+                              mismatched_shape, point_to_point, shared_heap)
 
 
 def _shm_names():
@@ -79,6 +80,12 @@ def test_send_and_recv():
                                       (left + 1))
     np.testing.assert_array_equal(res[1]["jit"], (np.arange(5.0) + 0) * 2)
     assert "recv(), channel_id=9, source=0" in res[1]["text"]
+
+
+def test_a_message_waits_in_its_mailbox_through_collectives():
+    res = run(message_waits_through_collectives, n=2)
+    np.testing.assert_array_equal(res[1][0], np.arange(1000.0) * 3)
+    assert [v[1:] for v in res] == [(3.0, 2.0), (3.0, 2.0)]
 
 
 def test_a_recv_of_another_shape_fails():
@@ -220,3 +227,34 @@ def test_heat_equation_matches_one_process_bit_for_bit(replicas):
     got[0], got[-1] = whole[0], whole[-1]
     np.testing.assert_array_equal(got, whole)
     assert not np.array_equal(whole, heat2d.initial(n))     # (the heat moved)
+
+
+# ---------------------------------------------------------------- the shared heap
+
+
+@pytest.mark.parametrize("n, mixed, slot", [(2, False, None), (3, True, None),
+                                            (3, False, "65536")])
+def test_operands_in_the_shared_heap_are_read_in_place(monkeypatch, n, mixed, slot):
+    monkeypatch.setenv("XARR_SHM_HEAP_BYTES", str(16 << 20))
+    if slot:     # several rounds a collective
+        monkeypatch.setenv("XARR_SHM_SLOT_BYTES", slot)
+    res = run(shared_heap, n=n, args=(mixed,))
+    base = np.arange(300_000, dtype=np.float32)
+    xs = [base * (k + 1) for k in range(n)]
+    for r, out in enumerate(res):
+        assert out["heap_bytes"] == 16 << 20
+        assert out["in_heap"] == [not mixed or r == 0] * 3
+        np.testing.assert_array_equal(out["gather"], np.stack(xs))
+        # (chunk r of [x_k] * n is x_k itself)
+        np.testing.assert_array_equal(out["a2a"], np.concatenate(xs))
+        np.testing.assert_array_equal(out["rs"], sum(xs[1:], xs[0]))
+        left = (r - 1) % n
+        np.testing.assert_array_equal(out["halo"], base.reshape(600, 500)[-1] + left)
+        assert out["used"] == (True, 0)
+        assert out["fallback"] == (False, True)
+
+
+def test_without_a_heap_shared_memory_changes_nothing():
+    out = run(shared_heap, n=2, args=(False,))[0]
+    assert out["heap_bytes"] == 0 and out["in_heap"] == [False] * 3
+    assert out["fallback"] == (False, True)

@@ -125,8 +125,39 @@ constexpr bool kReuseBlocks = false;
 constexpr bool kReuseBlocks = true;
 #endif
 
+namespace {
+
+std::atomic<const SharedHeap*> g_shared_heap{nullptr};
+std::atomic<bool> g_shared_allocation{false};
+
+}  // namespace
+
+bool set_shared_heap(const SharedHeap* heap) {
+  if (heap == nullptr) {
+    g_shared_allocation.store(false, std::memory_order_relaxed);
+    g_shared_heap.store(nullptr, std::memory_order_release);
+    return true;
+  }
+  const SharedHeap* none = nullptr;
+  return g_shared_heap.compare_exchange_strong(none, heap, std::memory_order_acq_rel);
+}
+
+bool set_shared_allocation(bool on) {
+  return g_shared_allocation.exchange(on, std::memory_order_relaxed);
+}
+
+bool in_shared_heap(const void* p) {
+  const SharedHeap* h = g_shared_heap.load(std::memory_order_acquire);
+  const char* c = static_cast<const char*>(p);
+  return h != nullptr && c >= h->lo && c < h->hi;
+}
+
 void* aligned_alloc64(int64_t nbytes) {
   if (nbytes < 0) return nullptr;
+  if (g_shared_allocation.load(std::memory_order_relaxed)) {
+    if (const SharedHeap* h = g_shared_heap.load(std::memory_order_acquire))
+      if (void* p = h->alloc(h->ctx, nbytes < 64 ? 64 : nbytes)) return p;
+  }
   const size_t n = rounded_size(nbytes);
   if (kReuseBlocks && n <= kSmallMax) {
     SmallCache& c = small_cache();
@@ -151,6 +182,12 @@ void* aligned_alloc64(int64_t nbytes) {
 
 void aligned_free(void* p, int64_t nbytes) {
   if (!p) return;
+  if (const SharedHeap* h = g_shared_heap.load(std::memory_order_acquire)) {
+    if (static_cast<const char*>(p) >= h->lo && static_cast<const char*>(p) < h->hi) {
+      h->release(h->ctx, p);
+      return;
+    }
+  }
   const size_t n = rounded_size(nbytes);
   if (kReuseBlocks && n <= kSmallMax) {
     SmallCache& c = small_cache();

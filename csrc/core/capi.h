@@ -17,6 +17,25 @@ void* aligned_alloc64(int64_t nbytes);
 void aligned_free(void* p, int64_t nbytes);
 // Frees every cached block; returns the bytes released.
 int64_t release_cached_memory();
+
+// A second home for tensors: the replicas' shared heap (kernels/collectives/shm.h). While
+// shared allocation is on, aligned_alloc64 tries heap.alloc first (nullptr: the heap is
+// full, the ordinary allocator serves); aligned_free gives every block in [lo, hi) back to
+// heap.release and never caches it. At most one heap is registered; the registered struct
+// must outlive every block it gave out.
+struct SharedHeap {
+  void* (*alloc)(void* ctx, int64_t nbytes);
+  void (*release)(void* ctx, void* p);
+  void* ctx;
+  const char* lo;
+  const char* hi;
+};
+// Registers `heap` (nullptr: none). Returns false when another heap is registered.
+bool set_shared_heap(const SharedHeap* heap);
+// Turns shared allocation on or off for the process; returns the previous setting.
+bool set_shared_allocation(bool on);
+// Whether p lies in the registered heap.
+bool in_shared_heap(const void* p);
 int64_t cached_memory_bytes();
 
 // Runs elementwise op `op` (EwOp) for value dtype `dtype` over an N-D iteration space

@@ -27,9 +27,12 @@ cdef extern from "kernels/collectives/shm.h" namespace "xarr" nogil:
     cdef cppclass ShmComm:
         pass
     ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                        double timeout_s, double attach_timeout_s, ShmFailure* fail)
+                        int64_t heap_bytes, double timeout_s, double attach_timeout_s,
+                        ShmFailure* fail)
     void shm_detach(ShmComm* c)
     int64_t shm_slot_bytes(const ShmComm* c)
+    int64_t shm_heap_bytes(const ShmComm* c)
+    int64_t shm_heap_used(const ShmComm* c)
     int shm_all_reduce(ShmComm* c, const int* members, int size, int index,
                        const ShmCall& call, const char* inp, char* out, int64_t count,
                        int dtype, int reduce, ShmFailure* fail)
@@ -51,7 +54,23 @@ cdef extern from "kernels/collectives/shm.h" namespace "xarr" nogil:
     int shm_recv(ShmComm* c, int src, const ShmCall& call, char* out, int64_t nbytes,
                  ShmFailure* fail)
 
+cdef extern from "core/capi.h" nogil:
+    bint set_shared_allocation "xarr::set_shared_allocation"(bint on)
+    bint capi_in_shared_heap "xarr::in_shared_heap"(const void* p)
+
 MAX_RANKS = kShmMaxRanks
+
+
+def shared_allocation(bint on):
+    """Turns allocation of new tensors in this replica's shared heap on or off (the
+    heap of an attached Transport with heap_bytes > 0; without one nothing changes).
+    Returns the previous setting."""
+    return set_shared_allocation(on)
+
+
+def in_shared_heap(Tensor t):
+    """Whether t's memory lies in this replica's shared heap."""
+    return capi_in_shared_heap(t._data) if t._data != NULL else False
 STATUS = {1: "timeout", 2: "peer_gone", 3: "mismatch", 4: "failed", 5: "bad_argument",
           6: "system"}
 
@@ -134,19 +153,25 @@ cdef class Transport:
 
     cdef ShmComm* c
     cdef readonly int rank, nranks
-    cdef readonly int64_t slot_bytes
+    cdef readonly int64_t slot_bytes, heap_bytes
 
     def __cinit__(self, str token, int rank, int nranks, int64_t slot_bytes, double timeout,
-                  double attach_timeout):
+                  double attach_timeout, int64_t heap_bytes=0):
         cdef ShmFailure f
         cdef bytes tok = token.encode()
         cdef const char* t = tok
         with nogil:
-            self.c = shm_attach(t, rank, nranks, slot_bytes, timeout, attach_timeout, &f)
+            self.c = shm_attach(t, rank, nranks, slot_bytes, heap_bytes, timeout,
+                                attach_timeout, &f)
         if self.c == NULL:
             _raise(f)
         self.rank, self.nranks = rank, nranks
         self.slot_bytes = shm_slot_bytes(self.c)
+        self.heap_bytes = shm_heap_bytes(self.c)
+
+    def heap_used(self):
+        """The bytes this replica's live tensors take in its shared heap."""
+        return shm_heap_used(self._open())
 
     def close(self):
         if self.c != NULL:

@@ -8,6 +8,7 @@
   of xarr/_ops/collectives.py. A failed collective raises ``CollectiveError``.
 """
 
+import contextlib
 import multiprocessing
 import os
 import secrets
@@ -17,12 +18,13 @@ import traceback
 import numpy as np
 
 from xarr import _runtime
+from xarr._bindings import collectives as _transport
 from xarr.distributed import _state
 from xarr.distributed._state import CollectiveError, finalize, initialize
 from xarr.distributed.launch import stop, sweep
 
-__all__ = ["CollectiveError", "ReplicaFailure", "finalize", "initialize", "num_replicas",
-           "replica_id", "run"]
+__all__ = ["CollectiveError", "ReplicaFailure", "finalize", "in_shared_memory", "initialize",
+           "num_replicas", "replica_id", "run", "shared_memory"]
 
 
 def replica_id():
@@ -33,6 +35,31 @@ def replica_id():
 def num_replicas():
     """The job's replica count (1 outside a job)."""
     return _state.job().size
+
+
+@contextlib.contextmanager
+def shared_memory():
+    """Within the block, this replica's new tensors are allocated in its shared heap, a
+    part of the job's shared memory (XARR_SHM_HEAP_BYTES per replica, set before the job
+    starts; 0, the default, leaves allocation as it is). all_gather, all_to_all,
+    psum_scatter and ppermute read such operands in place, without copying them through
+    the transport's slots. A full heap falls back to ordinary memory.
+
+        with xa.distributed.shared_memory():
+            u = xa.zeros((1024, 1024))           # in the heap
+            halo = xa.lax.ppermute(u[-1], "i", pairs)   # read by the peer in place
+    """
+    _state.job()      # (the heap comes with the job's transport)
+    previous = _transport.shared_allocation(True)
+    try:
+        yield
+    finally:
+        _transport.shared_allocation(previous)
+
+
+def in_shared_memory(t):
+    """Whether tensor t's memory lies in this replica's shared heap."""
+    return _transport.in_shared_heap(t)
 
 
 class ReplicaFailure(RuntimeError):

@@ -45,7 +45,7 @@ _NAME_OF_CODE = {_core.ew_ops()[name.upper()][0]: name
 _TAG_PERMUTE, _TAG_HEADER, _TAG_PAYLOAD = 101, 102, 103
 
 
-def connect(timeout, attach_timeout, slot_bytes, per_node=None):
+def connect(timeout, attach_timeout, slot_bytes, heap_bytes=0, per_node=None):
     """Joins MPI_COMM_WORLD and this node's segment (nodes of ``per_node`` consecutive
     ranks, or MPI's shared-memory nodes): (replica id, count, MpiRoutes). A segment that
     cannot be attached raises TransportFailure."""
@@ -62,7 +62,7 @@ def connect(timeout, attach_timeout, slot_bytes, per_node=None):
                              f"shared-memory transport takes {_transport.MAX_RANKS})")
         token = node.bcast(secrets.token_hex(16) if node.Get_rank() == 0 else None)
         shm = _transport.Transport(token, node.Get_rank(), node.Get_size(), slot_bytes,
-                                   timeout, attach_timeout)
+                                   timeout, attach_timeout, heap_bytes)
     node.Free()
     return rank, size, MpiRoutes(world, places, shm, timeout)
 

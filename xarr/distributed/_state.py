@@ -8,7 +8,9 @@ random bits, hex: the name of the job's shared memory, which no other job can gu
 environment: PMI_SIZE, OMPI_COMM_WORLD_SIZE, PMIX_RANK; or XARR_BACKEND=mpi) joins through
 MPI instead (_mpi.py: shared memory within a node, MPI across nodes). Otherwise the process
 is replica 0 of 1 and every collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds, default 60) bounds every wait
-for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round.
+for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round;
+XARR_SHM_HEAP_BYTES (default 0) is each replica's shared heap, where tensors made under
+``xa.distributed.shared_memory()`` live and collectives read them in place.
 
 Failures of the transport become ``CollectiveError`` naming the op, the replica and what
 differed (``failure``).
@@ -112,6 +114,14 @@ def started_by_mpi():
                                                       for v in _MPI_SIZE_VARIABLES))
 
 
+def heap_bytes():
+    """XARR_SHM_HEAP_BYTES: each replica's shared heap in bytes (default 0: none)."""
+    n = _env_int("XARR_SHM_HEAP_BYTES", 0)
+    if n < 0:
+        raise ValueError(f"xarr.distributed: XARR_SHM_HEAP_BYTES={n} must be >= 0")
+    return n
+
+
 def initialize(replica_id=None, num_replicas=None, token=None):
     """Joins this process to its job (the launcher's environment, MPI's under mpirun, or
     the arguments); a process without them is replica 0 of 1. Idempotent. Returns
@@ -129,7 +139,7 @@ def initialize(replica_id=None, num_replicas=None, token=None):
         try:
             rank, size, routes = _mpi.connect(
                 timeout(), max(timeout(), ATTACH_TIMEOUT),
-                _env_int("XARR_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES), per_node)
+                _env_int("XARR_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES), heap_bytes(), per_node)
         except _transport.TransportFailure as e:
             raise CollectiveError(f"xarr.distributed.initialize: this MPI rank could not "
                                   f"attach its node's shared memory: {e.message}") from None
@@ -153,7 +163,7 @@ def initialize(replica_id=None, num_replicas=None, token=None):
             # (attaching waits for every replica's start-up: an import of xarr can take
             # longer than a short collective timeout)
             transport = _transport.Transport(token, rank, size, slot, timeout(),
-                                             max(timeout(), ATTACH_TIMEOUT))
+                                             max(timeout(), ATTACH_TIMEOUT), heap_bytes())
         except _transport.TransportFailure as e:
             raise CollectiveError(f"xarr.distributed.initialize: replica {rank} of {size} "
                                   f"could not join the job: {e.message}") from None

@@ -14,8 +14,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "core/capi.h"
 #include "core/dtype.h"
@@ -40,12 +44,15 @@ struct alignas(64) RankState {
   std::atomic<int32_t> pid;
   std::atomic<int32_t> phase;      // RankPhase
   ShmCall call[2];                 // the call whose first round had this parity
+  int64_t heap_in[2];              // that call's input in this replica's heap, or -1
+  alignas(64) std::atomic<uint64_t> consumed;   // rounds whose peers' data it has read
 };
 
 struct Header {
   std::atomic<uint64_t> magic;     // set last by the creator
   int32_t nranks;
   int64_t slot_bytes;
+  int64_t heap_bytes;
   std::atomic<int32_t> attached;
   std::atomic<int32_t> failed;     // 0, or the ShmStatus of the first failure
   std::atomic<int32_t> failure_ready;
@@ -91,6 +98,59 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A replica's own heap in the segment: first fit over its free ranges, in 64-byte units.
+// Only its owner allocates and frees (any of its threads: a mutex).
+struct Heap {
+  std::mutex mu;
+  char* base = nullptr;
+  int64_t bytes = 0;
+  std::map<int64_t, int64_t> free_ranges;      // offset -> bytes, disjoint, not adjacent
+  std::unordered_map<int64_t, int64_t> used;   // offset -> bytes of each live block
+  int64_t used_bytes = 0;
+  SharedHeap registered{};                     // what core/capi.h calls
+
+  void* alloc(int64_t nbytes) {
+    const int64_t n = (nbytes + 63) / 64 * 64;
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto it = free_ranges.begin(); it != free_ranges.end(); ++it) {
+      if (it->second < n) continue;
+      const int64_t off = it->first, rest = it->second - n;
+      free_ranges.erase(it);
+      if (rest > 0) free_ranges.emplace(off + n, rest);
+      used.emplace(off, n);
+      used_bytes += n;
+      return base + off;
+    }
+    return nullptr;
+  }
+
+  void release(void* p) {
+    std::lock_guard<std::mutex> lock(mu);
+    int64_t off = static_cast<char*>(p) - base;
+    auto u = used.find(off);
+    if (u == used.end()) return;   // (not a block of this heap: nothing to do)
+    int64_t n = u->second;
+    used.erase(u);
+    used_bytes -= n;
+    auto next = free_ranges.lower_bound(off);
+    if (next != free_ranges.end() && next->first == off + n) {   // merge with the next
+      n += next->second;
+      next = free_ranges.erase(next);
+    }
+    if (next != free_ranges.begin()) {                            // and with the previous
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == off) {
+        prev->second += n;
+        return;
+      }
+    }
+    free_ranges.emplace(off, n);
+  }
+};
+
+void* heap_alloc(void* ctx, int64_t nbytes) { return static_cast<Heap*>(ctx)->alloc(nbytes); }
+void heap_release(void* ctx, void* p) { static_cast<Heap*>(ctx)->release(p); }
+
 }  // namespace
 
 class ShmComm {
@@ -107,8 +167,14 @@ class ShmComm {
   char* boxes = nullptr;          // the mailboxes, after the slots
   int64_t box_bytes = 0;          // each mailbox's buffer
   int64_t box_stride = 0;         // a mailbox's head and buffer
+  char* heaps = nullptr;          // the replicas' heaps, after the mailboxes
+  int64_t heap_bytes = 0;         // each replica's heap
+  Heap* heap = nullptr;           // this replica's (nullptr: no heaps)
 
   char* slot_of(int r, uint64_t s) const;
+  char* heap_of(int r) const;
+  // The offset of [p, p + n) in this replica's heap, or -1 when it is not all there.
+  int64_t heap_offset(const char* p, int64_t n) const;
   // A slot's bytes in the segment: its nominal size and kSlotSlack (block_rounds).
   int64_t slot_stride() const;
 
@@ -145,6 +211,14 @@ int64_t ShmComm::slot_stride() const { return slot + kSlotSlack; }
 
 char* ShmComm::slot_of(int r, uint64_t s) const {
   return data + (static_cast<int64_t>(r) * 2 + static_cast<int64_t>(s & 1)) * slot_stride();
+}
+
+char* ShmComm::heap_of(int r) const { return heaps + static_cast<int64_t>(r) * heap_bytes; }
+
+int64_t ShmComm::heap_offset(const char* p, int64_t n) const {
+  if (heap == nullptr || n <= 0) return -1;
+  const char* lo = heap_of(rank);
+  return p >= lo && p + n <= lo + heap_bytes ? p - lo : -1;
 }
 
 Mailbox* ShmComm::box(int src, int dst) const {
@@ -276,18 +350,83 @@ void combine(int reduce, int dtype, const char* a, const char* b, char* out, int
 
 }  // namespace
 
+namespace {
+
+int64_t round_page(int64_t n) { return (n + kPage - 1) / kPage * kPage; }
+
+// The segment's bytes: header, slots, mailboxes, heaps.
+int64_t segment_bytes(int nranks, int64_t slot, int64_t heap) {
+  return data_offset() + static_cast<int64_t>(nranks) * 2 * (slot + kSlotSlack) +
+         round_page(static_cast<int64_t>(nranks) * nranks * mailbox_stride(nranks)) +
+         static_cast<int64_t>(nranks) * heap;
+}
+
+// A replica other than 0: opens the segment replica 0 creates and reads the job's
+// geometry from its header once replica 0 has published it (magic). Returns the fd, or -1
+// with *fail filled.
+int open_created(const std::string& name, int nranks, double attach_timeout_s,
+                 std::chrono::steady_clock::time_point t0, int64_t* slot, int64_t* heap,
+                 ShmFailure* fail) {
+  for (;;) {
+    int fd = shm_open(name.c_str(), O_RDWR, 0);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= data_offset()) {
+      if (st.st_uid != geteuid() || (st.st_mode & 0777) != 0600) {
+        close(fd);
+        fail->status = kShmSystem;
+        std::snprintf(fail->message, sizeof fail->message,
+                      "shared memory %s is not this user's with mode 0600: refused",
+                      name.c_str());
+        return -1;
+      }
+      void* hp = mmap(nullptr, static_cast<size_t>(data_offset()), PROT_READ, MAP_SHARED,
+                      fd, 0);
+      if (hp != MAP_FAILED) {
+        const Header* h = static_cast<const Header*>(hp);
+        const bool ready = h->magic.load(std::memory_order_acquire) == kMagic;
+        const int32_t their_n = h->nranks;
+        *slot = h->slot_bytes;
+        *heap = h->heap_bytes;
+        munmap(hp, static_cast<size_t>(data_offset()));
+        if (ready) {
+          if (their_n != nranks) {
+            close(fd);
+            fail->status = kShmBadArgument;
+            std::snprintf(fail->message, sizeof fail->message,
+                          "replica 0 started a job of %d replicas, this one expects %d",
+                          their_n, nranks);
+            return -1;
+          }
+          return fd;
+        }
+      }
+    }
+    if (fd >= 0) close(fd);
+    if (seconds_since(t0) > attach_timeout_s) {
+      fail->status = kShmTimeout;
+      fail->peer = 0;
+      std::snprintf(fail->message, sizeof fail->message,
+                    "replica 0 did not create the job's shared memory within %g s",
+                    attach_timeout_s);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
 ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                    double timeout_s, double attach_timeout_s, ShmFailure* fail) {
-  if (nranks < 1 || nranks > kShmMaxRanks || rank < 0 || rank >= nranks || slot_bytes < 1) {
+                    int64_t heap_bytes, double timeout_s, double attach_timeout_s,
+                    ShmFailure* fail) {
+  if (nranks < 1 || nranks > kShmMaxRanks || rank < 0 || rank >= nranks || slot_bytes < 1 ||
+      heap_bytes < 0) {
     fail->status = kShmBadArgument;
     std::snprintf(fail->message, sizeof fail->message, "bad replica %d of %d", rank, nranks);
     return nullptr;
   }
   const std::string name = std::string("/xarr-") + token;
-  const int64_t slot = (slot_bytes + kPage - 1) / kPage * kPage;
-  const int64_t total = data_offset() +
-                        static_cast<int64_t>(nranks) * 2 * (slot + kSlotSlack) +
-                        static_cast<int64_t>(nranks) * nranks * mailbox_stride(nranks);
+  int64_t slot = round_page(slot_bytes), heap = round_page(heap_bytes);
   const auto t0 = std::chrono::steady_clock::now();
   int fd = -1;
   if (rank == 0) {
@@ -298,39 +437,18 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
     }
     // (posix_fallocate reserves the pages: /dev/shm may be smaller than the segment, as
     // in a container, and a replica touching a page past it would die of SIGBUS)
+    const int64_t total = segment_bytes(nranks, slot, heap);
     if (ftruncate(fd, total) != 0 || (errno = posix_fallocate(fd, 0, total)) != 0) {
       system_failure(fail, "sizing", name);
       close(fd);
       shm_unlink(name.c_str());
       return nullptr;
     }
-  } else {
-    for (;;) {   // wait for replica 0 to create and size it
-      fd = shm_open(name.c_str(), O_RDWR, 0);
-      struct stat st;
-      if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size == total) {
-        if (st.st_uid != geteuid() || (st.st_mode & 0777) != 0600) {
-          close(fd);
-          fail->status = kShmSystem;
-          std::snprintf(fail->message, sizeof fail->message,
-                        "shared memory %s is not this user's with mode 0600: refused",
-                        name.c_str());
-          return nullptr;
-        }
-        break;
-      }
-      if (fd >= 0) close(fd);
-      if (seconds_since(t0) > attach_timeout_s) {
-        fail->status = kShmTimeout;
-        fail->peer = 0;
-        std::snprintf(fail->message, sizeof fail->message,
-                      "replica 0 did not create the job's shared memory within %g s",
-                      attach_timeout_s);
-        return nullptr;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+  } else {   // (replica 0's slot and heap sizes are the job's)
+    fd = open_created(name, nranks, attach_timeout_s, t0, &slot, &heap, fail);
+    if (fd < 0) return nullptr;
   }
+  const int64_t total = segment_bytes(nranks, slot, heap);
   void* base = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_SHARED,
                     fd, 0);
   close(fd);
@@ -343,29 +461,33 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   c->h = static_cast<Header*>(base);
   c->data = static_cast<char*>(base) + data_offset();
   c->total = total;
+  c->slot = slot;   // (before the regions after the slots: slot_stride() reads it)
   c->boxes = c->data + static_cast<int64_t>(nranks) * 2 * c->slot_stride();
   c->box_bytes = mailbox_bytes(nranks);
   c->box_stride = mailbox_stride(nranks);
+  c->heaps = c->boxes + round_page(static_cast<int64_t>(nranks) * nranks * c->box_stride);
+  c->heap_bytes = heap;
   c->rank = rank;
   c->nranks = nranks;
-  c->slot = slot;
   c->timeout = timeout_s;
   Header* h = c->h;
   if (rank == 0) {   // (ftruncate zero-filled it: counters start at 0)
     h->nranks = nranks;
     h->slot_bytes = slot;
+    h->heap_bytes = heap;
     h->magic.store(kMagic, std::memory_order_release);
-  } else {
-    while (h->magic.load(std::memory_order_acquire) != kMagic) {
-      if (seconds_since(t0) > attach_timeout_s) {
-        munmap(base, static_cast<size_t>(total));
-        delete c;
-        fail->status = kShmTimeout;
-        std::snprintf(fail->message, sizeof fail->message,
-                      "the job's shared memory was never initialized");
-        return nullptr;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }   // (the others saw the magic in open_created)
+  for (int k = 0; k < 2; ++k) h->ranks[rank].heap_in[k] = -1;
+  if (heap > 0) {
+    Heap* own = new Heap();
+    own->base = c->heap_of(rank);
+    own->bytes = heap;
+    own->free_ranges.emplace(0, heap);
+    own->registered = SharedHeap{heap_alloc, heap_release, own, own->base, own->base + heap};
+    if (set_shared_heap(&own->registered)) {
+      c->heap = own;
+    } else {   // (another attachment of this process has the process's heap)
+      delete own;
     }
   }
   h->ranks[rank].pid.store(static_cast<int32_t>(getpid()), std::memory_order_relaxed);
@@ -398,11 +520,31 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
 void shm_detach(ShmComm* c) {
   if (!c) return;
   c->h->ranks[c->rank].phase.store(kDetached, std::memory_order_release);
-  munmap(c->h, static_cast<size_t>(c->total));
+  bool keep_mapping = false;
+  if (c->heap != nullptr) {
+    set_shared_allocation(false);
+    std::lock_guard<std::mutex> lock(c->heap->mu);
+    // Tensors still living in the heap keep it mapped (and registered, so their frees
+    // find it) until the process ends.
+    keep_mapping = !c->heap->used.empty();
+  }
+  if (c->heap != nullptr && !keep_mapping) {
+    set_shared_heap(nullptr);
+    delete c->heap;
+  }
+  if (!keep_mapping) munmap(c->h, static_cast<size_t>(c->total));
   delete c;
 }
 
 int64_t shm_slot_bytes(const ShmComm* c) { return c->slot; }
+
+int64_t shm_heap_bytes(const ShmComm* c) { return c->heap ? c->heap_bytes : 0; }
+
+int64_t shm_heap_used(const ShmComm* c) {
+  if (c->heap == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(c->heap->mu);
+  return c->heap->used_bytes;
+}
 
 int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                 ShmFailure* fail) {
@@ -473,32 +615,59 @@ namespace {
 
 // Rounds over [0, block_bytes) of the nblocks blocks of `in` (1: the whole operand; the
 // group size: all-to-all's blocks): each round a sub-range of every block goes through
-// this replica's slot (sub-block k of the slot is block k's), then consume(round, offset,
-// bytes) reads what the group's slots hold.
+// this replica's slot (sub-block k of the slot is block k's), then consume(at, n, o)
+// reads the group's data: at(k, b) points at bytes [o, o + n) of block b of member k's
+// input (its slot, its heap when its input lives there, or `in` itself for this replica).
 // The number of rounds is the operand's bytes over a slot (at least 1), whatever the
 // group's size, so replicas in groups of different sizes stay in step; a round carries
 // `per` bytes of each block (a multiple of unit: a round may pass the slot's nominal size
 // by nblocks * unit, which the slot's slack holds), the last rounds may carry none.
+// An input in this replica's heap is not copied (shm.h, "Shared heap"): its offset goes
+// out with the first round, and this replica returns once every member consumed the last.
 template <class Consume>
-int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
+int block_rounds(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                  const char* in, int nblocks, int64_t block_bytes, int64_t unit,
                  ShmFailure* fail, Consume consume) {
   const int64_t total = block_bytes * nblocks;
   const int64_t rounds = std::max<int64_t>(1, (total + c->slot - 1) / c->slot);
   const int64_t units = (block_bytes / unit + rounds - 1) / rounds;
   const int64_t per = units * unit;
+  const int64_t my_heap = c->heap_offset(in, total);
+  RankState& me = c->h->ranks[c->rank];
+  int64_t heap_in[kShmMaxRanks];   // the members' inputs in their heaps, or -1
   int64_t done = 0;
+  uint64_t last = 0;
   for (int64_t r = 0; r < rounds; ++r) {
     const int64_t n = std::max<int64_t>(0, std::min(block_bytes - done, per));
     if (int st = c->begin(fail)) return st;
-    char* mine = c->slot_of(c->rank, c->step);
-    for (int k = 0; k < nblocks; ++k)
-      std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
     const uint64_t s = c->step;
+    if (my_heap < 0) {
+      char* mine = c->slot_of(c->rank, s);
+      for (int k = 0; k < nblocks; ++k)
+        std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
+    }
+    if (r == 0) me.heap_in[s & 1] = my_heap;   // (published by the round's arrival)
     if (int st = c->round(members, size, call, r == 0, fail)) return st;
-    if (n > 0) consume(s, done, n);
+    if (r == 0)
+      for (int k = 0; k < size; ++k) heap_in[k] = c->h->ranks[members[k]].heap_in[s & 1];
+    if (n > 0) {
+      auto at = [&](int k, int b) -> const char* {
+        if (k == index) return in + b * block_bytes + done;
+        if (heap_in[k] >= 0) return c->heap_of(members[k]) + heap_in[k] + b * block_bytes + done;
+        return c->slot_of(members[k], s) + b * n;
+      };
+      consume(at, n, done);
+    }
+    me.consumed.store(s + 1, std::memory_order_release);
+    last = s;
     done += n;
   }
+  if (my_heap >= 0)   // the caller may overwrite its input once every peer has read it
+    for (int k = 0; k < size; ++k)
+      if (members[k] != c->rank)
+        if (int st = c->wait_value(members[k], c->h->ranks[members[k]].consumed, last + 1,
+                                   fail))
+          return st;
   return kShmOk;
 }
 
@@ -506,11 +675,10 @@ int block_rounds(ShmComm* c, const int* members, int size, const ShmCall& call,
 
 int shm_all_to_all(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                    const char* in, char* out, int64_t block_bytes, ShmFailure* fail) {
-  return block_rounds(c, members, size, call, in, size, block_bytes, 1, fail,
-                      [&](uint64_t s, int64_t o, int64_t n) {
+  return block_rounds(c, members, size, index, call, in, size, block_bytes, 1, fail,
+                      [&](auto at, int64_t n, int64_t o) {
                         for (int k = 0; k < size; ++k)
-                          std::memcpy(out + k * block_bytes + o,
-                                      c->slot_of(members[k], s) + index * n,
+                          std::memcpy(out + k * block_bytes + o, at(k, index),
                                       static_cast<size_t>(n));
                       });
 }
@@ -519,28 +687,25 @@ int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
                        const ShmCall& call, const char* in, char* out, int64_t count,
                        int dtype, int reduce, ShmFailure* fail) {
   const int64_t isz = dtype_itemsize(dtype);
-  return block_rounds(c, members, size, call, in, size, count * isz, isz, fail,
-                      [&](uint64_t s, int64_t o, int64_t n) {
-                        auto at = [&](int k) { return c->slot_of(members[k], s) + index * n; };
+  return block_rounds(c, members, size, index, call, in, size, count * isz, isz, fail,
+                      [&](auto at, int64_t n, int64_t o) {
                         if (size == 1) {
-                          std::memcpy(out + o, at(0), static_cast<size_t>(n));
+                          std::memcpy(out + o, at(0, index), static_cast<size_t>(n));
                           return;
                         }
-                        combine(reduce, dtype, at(0), at(1), out + o, n / isz);
+                        combine(reduce, dtype, at(0, index), at(1, index), out + o, n / isz);
                         for (int k = 2; k < size; ++k)
-                          combine(reduce, dtype, out + o, at(k), out + o, n / isz);
+                          combine(reduce, dtype, out + o, at(k, index), out + o, n / isz);
                       });
 }
 
 
 int shm_all_gather(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                    const char* in, char* out, int64_t nbytes, ShmFailure* fail) {
-  (void)index;
-  return block_rounds(c, members, size, call, in, 1, nbytes, 1, fail,
-                      [&](uint64_t s, int64_t o, int64_t n) {
+  return block_rounds(c, members, size, index, call, in, 1, nbytes, 1, fail,
+                      [&](auto at, int64_t n, int64_t o) {
                         for (int k = 0; k < size; ++k)
-                          std::memcpy(out + k * nbytes + o, c->slot_of(members[k], s),
-                                      static_cast<size_t>(n));
+                          std::memcpy(out + k * nbytes + o, at(k, 0), static_cast<size_t>(n));
                       });
 }
 
@@ -548,10 +713,10 @@ int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int6
                 int source, ShmFailure* fail) {
   int members[kShmMaxRanks];
   for (int r = 0; r < c->nranks; ++r) members[r] = r;
-  return block_rounds(c, members, c->nranks, call, in, 1, nbytes, 1, fail,
-                      [&](uint64_t s, int64_t o, int64_t n) {
+  return block_rounds(c, members, c->nranks, c->rank, call, in, 1, nbytes, 1, fail,
+                      [&](auto at, int64_t n, int64_t o) {
                         if (source >= 0)
-                          std::memcpy(out + o, c->slot_of(source, s), static_cast<size_t>(n));
+                          std::memcpy(out + o, at(source, 0), static_cast<size_t>(n));
                       });
 }
 

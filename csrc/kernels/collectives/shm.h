@@ -15,6 +15,15 @@
 // binding reads XARR_COLLECTIVE_TIMEOUT). A failure is recorded in the segment, so every
 // survivor raises the same clear error instead of waiting forever.
 //
+// Shared heap (zero-copy). With heap_bytes > 0 every replica also owns a heap in the
+// segment, registered as the process's shared allocator (core/capi.h SharedHeap): while
+// shared allocation is on, its new tensors live there. An all-gather, all-to-all,
+// reduce-scatter or permute whose whole input lies in its owner's heap is not copied into
+// the slots: the first round publishes its offset (RankState::heap_in) and the peers read
+// it in place; before returning, its owner waits until every member has consumed the last
+// round (RankState::consumed), so the caller may overwrite the input at once. The rounds
+// stay the same (they depend on the bytes alone), whatever each replica's input is.
+//
 // Worked example (all-reduce, add, f32, 2 replicas, 4 bytes each, one round):
 //   replica 0 writes [1.0] into slot(0, 0), replica 1 writes [3.0] into slot(1, 0); both
 //   publish arrived = 1, both wait, both compute slot(0, 0) + slot(1, 0) = [4.0] in
@@ -59,15 +68,20 @@ struct ShmFailure {
 class ShmComm;
 
 // Creates (rank 0) or opens the job's segment "/xarr-<token>" and attaches this replica.
-// slot_bytes: the bytes a replica moves per round (rounded to 4 KiB); timeout_s bounds
-// each wait of the collectives, attach_timeout_s the wait for every replica to attach
-// (their start-up). Returns nullptr and fills *fail when it cannot (the other replicas
-// never came).
+// slot_bytes: the bytes a replica moves per round (rounded to 4 KiB); heap_bytes: each
+// replica's shared heap (rounded to 4 KiB; 0: none). Replica 0's values are the job's
+// (the others read them from the segment's header). timeout_s bounds each wait of the
+// collectives, attach_timeout_s the wait for every replica to attach (their start-up).
+// Returns nullptr and fills *fail when it cannot (the other replicas never came).
 ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
-                    double timeout_s, double attach_timeout_s, ShmFailure* fail);
+                    int64_t heap_bytes, double timeout_s, double attach_timeout_s,
+                    ShmFailure* fail);
 // Marks this replica detached and unmaps (peers waiting for it then fail with kShmPeerGone).
 void shm_detach(ShmComm* c);
 int64_t shm_slot_bytes(const ShmComm* c);
+// This replica's heap: its bytes, and the bytes its live blocks take.
+int64_t shm_heap_bytes(const ShmComm* c);
+int64_t shm_heap_used(const ShmComm* c);
 
 // A group: members[0..size) the replicas (global ranks) in group order, index this
 // replica's position in it. Every call returns kShmOk or a ShmStatus with *fail filled.
