@@ -8,6 +8,7 @@ launcher's output, exit codes and cleanup."""
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import threading
@@ -181,6 +182,27 @@ def test_the_segment_is_the_users_with_mode_0600():
     assert not os.path.exists(path)
 
 
+def test_replicas_take_replica_0s_slot_and_heap_sizes():
+    """A replica started with another XARR_SHM_SLOT_BYTES (or heap size) joins the job
+    with replica 0's: the sizes live in the segment's header."""
+    token = secrets.token_hex(16)
+    got = {}
+
+    def attach(rank, slot, heap):
+        t = transport.Transport(token, rank, 2, slot, 10.0, 10.0, heap)
+        got[rank] = (t.slot_bytes, t.heap_bytes)
+        time.sleep(0.2)      # (both attached before either detaches)
+        t.close()
+
+    threads = [threading.Thread(target=attach, args=(0, 1 << 16, 0)),
+               threading.Thread(target=attach, args=(1, 1 << 20, 0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == {0: (1 << 16, 0), 1: (1 << 16, 0)}
+
+
 # ---------------------------------------------------------------- the launcher
 SCRIPT = """
 import sys
@@ -207,6 +229,41 @@ def test_launcher_prefixes_output_and_returns_the_first_error(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "xarr.launch", "-n", "2", str(script), "1"],
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert bad.returncode == 7
+
+
+SIGNALLED = """
+import signal, sys, time
+import xarr as xa
+xa.distributed.initialize()
+def on_term(signum, frame):
+    print("got", signal.Signals(signum).name, flush=True)
+    sys.exit(5)
+signal.signal(signal.SIGTERM, on_term)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_launcher_forwards_signals_to_every_replica(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(SIGNALLED)
+    proc = subprocess.Popen([sys.executable, "-m", "xarr.launch", "-n", "2", str(script)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path)
+    lines = []
+    try:
+        while sum(line.endswith("ready") for line in lines) < 2:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line.strip())
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    lines += out.splitlines()
+    assert sorted(line for line in lines if "got" in line) == ["[0] got SIGTERM",
+                                                               "[1] got SIGTERM"]
+    assert proc.returncode == 5
 
 
 # ---------------------------------------------------------------- the worked example
