@@ -18,6 +18,7 @@ the backend's own cost (the call agreement, polled waits, Python).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -32,6 +33,11 @@ TABLE = [("all_reduce", 4096), ("all_reduce", 1 << 20), ("all_reduce", 64 << 20)
          ("all_gather", 1 << 20), ("all_gather", 64 << 20),
          ("reduce_scatter", 1 << 20), ("reduce_scatter", 64 << 20),
          ("all_to_all", 1 << 20), ("all_to_all", 64 << 20), ("ppermute", 1 << 20)]
+# The same with xarr's operands in the shared heap (xa.distributed.shared_memory(): read in
+# place, not copied through the slots); the peers' column repeats their plain run.
+HEAP_TABLE = [(op, nbytes) for op, nbytes in TABLE
+              if op in ("all_gather", "reduce_scatter", "all_to_all", "ppermute")]
+HEAP_BYTES = 160 << 20
 
 
 def _iterations(nbytes):
@@ -62,13 +68,17 @@ def xarr_worker(cases, report=False):
     sync = lambda: L.psum(zero, "i")  # noqa: E731
     out = {}
     for op, nbytes in cases:
-        x = xa.asarray(np.ones(nbytes // 4, np.float32))
+        heap = op.endswith("@heap")
+        op = op.removesuffix("@heap")
+        with (xa.distributed.shared_memory() if heap else contextlib.nullcontext()):
+            x = xa.asarray(np.ones(nbytes // 4, np.float32)) + 0.0
         calls = {"all_reduce": lambda: L.psum(x, "i"),
                  "all_gather": lambda: L.all_gather(x, "i", tiled=True),
                  "reduce_scatter": lambda: L.psum_scatter(x, "i", tiled=True),
                  "all_to_all": lambda: L.all_to_all(x, "i", 0, 0, tiled=True),
                  "ppermute": lambda: L.ppermute(x, "i", [(k, (k + 1) % n) for k in range(n)])}
-        out[f"{op} {nbytes}"] = _time(calls[op], sync, nbytes)
+        out[f"{op}{'@heap' if heap else ''} {nbytes}"] = _time(calls[op], sync, nbytes)
+        del x, calls
     if report and xa.distributed.replica_id() == 0:
         print(json.dumps(out))
     return out
@@ -207,7 +217,9 @@ def main():
         return
     import xarr as xa
     cases = TABLE + [("all_reduce", n) for n in SWEEP if ("all_reduce", n) not in TABLE]
-    ours = xa.distributed.run(xarr_worker, n=2, args=(cases,), timeout=1800)[0]
+    os.environ["XARR_SHM_HEAP_BYTES"] = str(HEAP_BYTES)     # (the replicas inherit it)
+    ours = xa.distributed.run(xarr_worker, n=2, args=(
+        cases + [(op + "@heap", nbytes) for op, nbytes in HEAP_TABLE],), timeout=1800)[0]
     mpi = _peer(ns.peers_python, "mpi", cases) if ns.peers_python else {}
     gloo = _peer(ns.peers_python, "gloo", cases) if ns.peers_python else {}
     on_mpi = _peer(sys.executable, "xarr", cases)
@@ -228,6 +240,11 @@ def main():
                      f"{'-' if m is None else f'{m / t:.2f}x'} | {cell(g)} | "
                      f"{'-' if g is None else f'{g / t:.2f}x'} | {nbytes / t / 1e9:.2f} | "
                      f"{cell(o)} | {'-' if m is None or o is None else f'{m / o:.2f}x'} |")
+    for op, nbytes in HEAP_TABLE:
+        t, m = ours[f"{op}@heap {nbytes}"], mpi.get(f"{op} {nbytes}")
+        lines.append(f"| {op}, operand in the shared heap | {_size(nbytes)} | {cell(t)} | "
+                     f"{cell(m)} | {'-' if m is None else f'{m / t:.2f}x'} | - | - | "
+                     f"{nbytes / t / 1e9:.2f} | - | - |")
     lines.append(f"| plain copy (reference for ppermute) | 1 MB | {cell(copy)} | - | - | - | - "
                  f"| {(1 << 20) / copy / 1e9:.2f} | - | - |")
     lines.append("")
