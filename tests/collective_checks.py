@@ -4,12 +4,12 @@ computed from every replica's inputs, shared by the shared-memory tests
 
 import numpy as np
 
-from replica_programs import DTYPES, _input
+from replica_programs import DTYPES, _blocks, _input
 
 
 def _want(n, r, dt, op):
     xs = [_input(k, dt) for k in range(n)]
-    wides = [np.concatenate([x] * n, axis=1) for x in xs]
+    mine = [_blocks(k, dt, n)[r] for k in range(n)]      # block r of each replica
     if op == "psum":
         return sum(xs[1:], xs[0])
     if op == "pmax":
@@ -23,13 +23,11 @@ def _want(n, r, dt, op):
     if op == "ppermute":
         return xs[r - 1] if r > 0 else np.zeros_like(xs[0])
     if op == "all_to_all":      # block r of every replica's split axis, concatenated
-        return np.concatenate([w[:, 6 * r: 6 * r + 6] for w in wides], axis=0)
-    if op == "psum_scatter":
-        return sum(w[:, 6 * r: 6 * r + 6] for w in wides[1:]) + wides[0][:, 6 * r: 6 * r + 6]
+        return np.concatenate(mine, axis=0)
+    if op in ("psum_scatter", "psum_scatter_stack"):
+        return sum(mine[1:], mine[0])
     if op == "all_to_all_stack":   # (4, 6, n): replica k's block r stacked last
-        return np.stack([xs[k] for k in range(n)], axis=2)
-    if op == "psum_scatter_stack":
-        return sum(xs[1:], xs[0])
+        return np.stack(mine, axis=2)
     raise AssertionError(op)
 
 

@@ -12,20 +12,11 @@ import pickle
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import replica_programs  # noqa: E402  (this folder's module, on the path just above)
 
 import xarr as xa  # noqa: E402
-
-
-def as_numpy(tree):
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(as_numpy(v) for v in tree)
-    if isinstance(tree, dict):
-        return {k: as_numpy(v) for k, v in tree.items()}
-    return np.asarray(tree) if hasattr(tree, "__array__") else tree
+from xarr.distributed import _to_numpy as as_numpy  # noqa: E402  (run()'s own conversion)
 
 
 def main():

@@ -35,6 +35,12 @@ def _input(rank, dt, shape=(4, 6)):
     return v.astype(dt)
 
 
+def _blocks(rank, dt, n):
+    """Replica rank's n blocks for the block collectives: distinct from each other (so a
+    wrong block index shows) and from other replicas'."""
+    return [_input(rank, dt) + np.asarray(j, dt) for j in range(n)]
+
+
 def every_op(dtypes):
     n, r = xa.distributed.num_replicas(), xa.distributed.replica_id()
     out = {"id": (int(L.axis_index("i")), int(L.replica_id()))}
@@ -48,11 +54,11 @@ def every_op(dtypes):
         if np.dtype(dt).kind != "c":
             out[name, "pmax"] = L.pmax(x, "i")
             out[name, "pmin"] = L.pmin(x, "i")
-        wide = xa.asarray(np.concatenate([_input(r, dt)] * n, axis=1))     # (4, 6n)
+        wide = xa.asarray(np.concatenate(_blocks(r, dt, n), axis=1))      # (4, 6n)
         out[name, "all_to_all"] = L.all_to_all(wide, "i", 1, 0, tiled=True)
         out[name, "psum_scatter"] = L.psum_scatter(wide, "i", scatter_dimension=1,
                                                    tiled=True)
-        stacked = xa.asarray(np.stack([_input(r, dt)] * n))                 # (n, 4, 6)
+        stacked = xa.asarray(np.stack(_blocks(r, dt, n)))                  # (n, 4, 6)
         out[name, "all_to_all_stack"] = L.all_to_all(stacked, "i", 0, 2)
         out[name, "psum_scatter_stack"] = L.psum_scatter(stacked, "i")
     out["pmean"] = L.pmean(xa.asarray(_input(r, np.int32)), "i")
@@ -65,7 +71,7 @@ def every_op(dtypes):
                                  lambda a, b: a * 2 + b)
     out["big"] = L.psum(xa.asarray(np.arange(700_001, dtype=np.float32) * (r + 1)), "i")
     x = xa.asarray(_input(r, np.float32))
-    wide = xa.asarray(np.concatenate([_input(r, np.float32)] * n, axis=1))
+    wide = xa.asarray(np.concatenate(_blocks(r, np.float32, n), axis=1))
 
     def program(v, w):
         return (L.psum(v * 2, "i") + 1, L.all_gather(v, "i", axis=1, tiled=True),
@@ -236,7 +242,7 @@ def shared_heap(mixed):
     base = np.arange(300_000, dtype=np.float32)
     with (xa.distributed.shared_memory() if heap else contextlib.nullcontext()):
         x = xa.asarray(base) * (r + 1)
-        wide = xa.concatenate([x] * n)
+        wide = xa.concatenate([x + 1000.0 * j for j in range(n)])   # distinct blocks
         grid = xa.asarray(base.reshape(600, 500)) + r
     out = {"in_heap": [xa.distributed.in_shared_memory(v) for v in (x, wide, grid)],
            "heap_bytes": transport.heap_bytes}
@@ -270,3 +276,12 @@ def message_waits_through_collectives():
     gathered = L.all_gather(big[:400_000], "i")
     got = L.recv((1000,), np.float64, 5, 0)[0] if r == 1 else None
     return got, float(total[-1]), float(gathered[1, -1])
+
+
+def swap_within_node():
+    """Replicas 0 and 1 swap their operands; any others receive zeros. Then everyone sums
+    (the job goes on after the permute)."""
+    r = xa.distributed.replica_id()
+    got = L.ppermute(xa.asarray([r + 1.0, r + 1.0]), "i", [(0, 1), (1, 0)])
+    L.psum(xa.asarray([1.0]), "i")
+    return got

@@ -195,7 +195,7 @@ def test_replicas_take_replica_0s_slot_and_heap_sizes():
         t.close()
 
     threads = [threading.Thread(target=attach, args=(0, 1 << 16, 0)),
-               threading.Thread(target=attach, args=(1, 1 << 20, 0))]
+               threading.Thread(target=attach, args=(1, 1 << 20, 1 << 20))]
     for t in threads:
         t.start()
     for t in threads:
@@ -302,9 +302,9 @@ def test_operands_in_the_shared_heap_are_read_in_place(monkeypatch, n, mixed, sl
         assert out["heap_bytes"] == 16 << 20
         assert out["in_heap"] == [not mixed or r == 0] * 3
         np.testing.assert_array_equal(out["gather"], np.stack(xs))
-        # (chunk r of [x_k] * n is x_k itself)
-        np.testing.assert_array_equal(out["a2a"], np.concatenate(xs))
-        np.testing.assert_array_equal(out["rs"], sum(xs[1:], xs[0]))
+        mine = [x + 1000.0 * r for x in xs]       # block r of each replica's wide
+        np.testing.assert_array_equal(out["a2a"], np.concatenate(mine))
+        np.testing.assert_array_equal(out["rs"], sum(mine[1:], mine[0]))
         left = (r - 1) % n
         np.testing.assert_array_equal(out["halo"], base.reshape(600, 500)[-1] + left)
         assert out["used"] == (True, 0)

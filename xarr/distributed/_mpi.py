@@ -28,6 +28,7 @@ them in member order with xarr's kernels.
 
 import secrets
 import time
+import zlib
 
 import numpy as np
 from mpi4py import MPI
@@ -87,14 +88,22 @@ class MpiRoutes:
 
     def group(self, groups, members, index):
         """(transport, members, my index): the segment in node-local numbering when every
-        group lies within a node, else MPI over my group's communicator."""
-        if self.shm is not None and all(self._one_node(g) for g in groups):
+        group lies within a node (a rank alone on its node is then a group of one), else
+        MPI over my group's communicator. Every replica decides alike: the groups and the
+        nodes are the same on all."""
+        if all(self._one_node(g) for g in groups):
+            if self.shm is None:
+                return ALONE, [0], 0
             return self.shm, [self._local(r) for r in members], index
         comm = self.comms.get(groups)
         if comm is None:
             if list(members) == list(range(self.world.Get_size())):
                 comm = self.everyone
-            else:   # (collective over the members only; each group makes its own)
+            else:
+                # MPI_Comm_create_group blocks over the members with no timeout: the whole
+                # job first agrees on the groups (polled, bounded by the timeout).
+                self.everyone._agree(_OP["barrier"], None, self.world.Get_size(), -1,
+                                     zlib.crc32(repr(groups).encode()))
                 sub = self.world.Create_group(self.world.Get_group().Incl(list(members)))
                 comm = MpiGroup(sub, list(members), self.rank, self.timeout)
             self.comms[groups] = comm
@@ -102,8 +111,11 @@ class MpiRoutes:
 
     def permute(self, pairs, source, target):
         """(transport, source, target): the segment's numbering when every pair stays within
-        a node, else world ranks on MPI."""
-        if self.shm is not None and all(self._one_node(p) for p in pairs):
+        a node (a rank alone on its node can only be its own source), else world ranks on
+        MPI."""
+        if all(self._one_node(p) for p in pairs):
+            if self.shm is None:
+                return ALONE, (0 if source == self.rank else -1), target
             local = (lambda r: -1 if r < 0 else self._local(r))
             return self.shm, local(source), local(target)
         return self.everyone, source, target
@@ -121,6 +133,32 @@ class MpiRoutes:
         for comm in self.comms.values():
             comm.free()
         self.comms = {}
+
+
+class _Alone:
+    """The collectives of a replica that is a group of one (alone on its node, with every
+    group within a node): its own operand, as the segment would give it."""
+
+    def all_reduce(self, x, members, index, groups_hash, reduce):
+        return x.copy()
+
+    def all_gather(self, x, members, index, groups_hash):
+        return x.copy().reshape((1,) + tuple(x.shape))
+
+    def all_to_all(self, blocks, members, index, groups_hash):
+        return blocks.copy()
+
+    def reduce_scatter(self, blocks, members, index, groups_hash, reduce):
+        return blocks[0].copy()
+
+    def permute(self, x, source, target, groups_hash):
+        out = x.copy()
+        if source < 0:
+            _view(out)[...] = 0
+        return out
+
+
+ALONE = _Alone()
 
 
 def _view(t):
@@ -170,9 +208,10 @@ def _mpi_op(name, dtype):
     return _ARITHMETIC_OPS[name]
 
 
-# An all-reduce whose members' operands (with their calls) gather into this many bytes runs
-# in one round (MpiGroup._small_all_reduce).
+# An all-reduce of at most _INLINE_BYTES whose members' operands (with their calls) gather
+# into at most SMALL_GATHER_BYTES runs in one round (MpiGroup._small_all_reduce).
 SMALL_GATHER_BYTES = 64 << 10
+_INLINE_BYTES = 4096
 _HEADER_BYTES = 64          # the call (6 int64), padded so the operand stays aligned
 _UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
@@ -193,20 +232,28 @@ class MpiGroup:
 
     def __init__(self, comm, members, rank, timeout):
         self.comm, self.members, self.rank, self.timeout = comm, members, rank, timeout
-        self.call = np.empty(6, np.int64)                        # _agree's buffers
-        self.calls = np.empty((comm.Get_size(), 6), np.int64)
+        n = comm.Get_size()
+        # every collective opens with a gather of this many bytes from each member: the
+        # call, and a small all-reduce's operand inline (the same size on every member, so
+        # members whose calls differ never post gathers of different sizes)
+        self.inline = max(0, min(_INLINE_BYTES, SMALL_GATHER_BYTES // n - _HEADER_BYTES))
+        self.opening = _HEADER_BYTES + self.inline
+        self.broken = None     # why the group can no longer be used
+        self.stale = []        # the requests (and buffers) of a collective that timed out
 
     def free(self):
-        if self.comm not in (MPI.COMM_WORLD, MPI.COMM_NULL):
+        if self.comm not in (MPI.COMM_WORLD, MPI.COMM_NULL) and not self.stale:
             self.comm.Free()
         self.comm = MPI.COMM_NULL
 
     # ------------------------------------------------------------------ waits, agreement
-    def _wait(self, *requests):
+    def _wait(self, *requests, keep=()):
         """Waits for the requests, raising TransportFailure after the timeout. MPICH makes
         progress on a non-blocking collective only inside its tests, so this spins on them
         for the first 20 ms (a sleep between tests made 1 MB collectives 3x slower), then
-        yields the core between tests, and after 1 s sleeps 1 ms between them."""
+        yields the core between tests, and after 1 s sleeps 1 ms between them. After a
+        timeout the requests stay pending (MPI cannot cancel a collective): they and their
+        buffers (``keep``) are kept alive, and the group refuses further calls."""
         if not requests:
             return
         if len(requests) == 1:
@@ -226,22 +273,38 @@ class MpiGroup:
             elapsed = time.monotonic() - start
             if elapsed > 20e-3:
                 if elapsed > self.timeout:
+                    self.stale.append((requests, keep))
+                    self.broken = (f"a collective on this group timed out after "
+                                   f"{self.timeout:g} s")
                     raise _transport.TransportFailure(
                         "timeout", -1, (self.rank, -1), ((0,) * 6, (0,) * 6),
                         f"no progress from the other replicas within {self.timeout:g} s "
                         f"(XARR_COLLECTIVE_TIMEOUT) over MPI")
                 time.sleep(1e-3 if elapsed > 1.0 else 0)
 
-    def _agree(self, op, x, group_size, reduce, groups_hash):
-        """Exchanges the call over the group (a polled, non-blocking gather: a replica that
-        never comes makes this raise after the timeout); TransportFailure('mismatch') when
-        any member's differs from this replica's. The data then moves with non-blocking
-        collectives too, so a replica that arrives after the others timed out (and matches
-        their stale requests) times out in turn instead of hanging."""
-        call = self.call
+    def _agree(self, op, x, group_size, reduce, groups_hash, inline=None):
+        """Opens a collective: gathers every member's call (and ``inline``, a small
+        operand's bytes) in one polled, non-blocking gather of ``opening`` bytes each, so a
+        replica that never comes makes this raise after the timeout; TransportFailure
+        ('mismatch') when any member's call differs from this replica's. Returns the
+        gathered rows. The data then moves with non-blocking collectives too, so a replica
+        that arrives after the others timed out (and matches their stale requests) times
+        out in turn instead of hanging."""
+        self._refuse_if_broken()
+        send = np.empty(self.opening, np.uint8)
+        call = send[:_HEADER_BYTES].view(np.int64)[:6]
         _fill_call(call, op, x, group_size, reduce, groups_hash)
-        self._wait(self.comm.Iallgather(call, self.calls))
-        self._check(call, self.calls)
+        if inline is not None:
+            send[_HEADER_BYTES:_HEADER_BYTES + inline.size] = inline
+        every = np.empty((self.comm.Get_size(), self.opening), np.uint8)
+        self._wait(self.comm.Iallgather(send, every), keep=(send, every))
+        self._check(call, every[:, :_HEADER_BYTES].view(np.int64)[:, :6])
+        return every
+
+    def _refuse_if_broken(self):
+        if self.broken:
+            raise _transport.TransportFailure("failed", -1, (self.rank, -1),
+                                              ((0,) * 6, (0,) * 6), self.broken)
 
     def _check(self, call, calls):
         if calls.tobytes() == call.tobytes() * calls.shape[0]:    # (the common case, fast)
@@ -255,8 +318,8 @@ class MpiGroup:
 
     # ------------------------------------------------------------------ the collectives
     def all_reduce(self, x, members, index, groups_hash, reduce):
-        n = self.comm.Get_size()
-        if n * (_HEADER_BYTES + x.size * x.dtype.itemsize) <= SMALL_GATHER_BYTES:
+        nbytes = x.size * x.dtype.itemsize
+        if nbytes <= self.inline:
             return self._small_all_reduce(x, len(members), reduce, groups_hash)
         self._agree(_OP["all-reduce"], x, len(members), reduce, groups_hash)
         name = _NAME_OF_CODE[reduce]
@@ -265,24 +328,20 @@ class MpiGroup:
         if mpi_type is None or op is None:
             return self._reduce_in_order(self._gather(x), name)
         out = _tensor.empty(tuple(x.shape), CODE_OF[x.dtype])
-        self._wait(self.comm.Iallreduce([_view(x), mpi_type], [_view(out), mpi_type], op))
+        self._wait(self.comm.Iallreduce([_view(x), mpi_type], [_view(out), mpi_type], op),
+                   keep=(x, out))
         return out
 
     def _small_all_reduce(self, x, group_size, reduce, groups_hash):
-        """One round: every member's call and operand in one gather, checked, then reduced
+        """One round: every member's call and operand in the opening gather, then reduced
         in member order (the segment's order and bits) with NumPy's ufuncs, the same IEEE
         operations as xarr's kernels."""
         nbytes = x.size * x.dtype.itemsize
-        send = np.empty(_HEADER_BYTES + nbytes, np.uint8)
-        call = send[:_HEADER_BYTES].view(np.int64)[:6]
-        _fill_call(call, _OP["all-reduce"], x, group_size, reduce, groups_hash)
-        send[_HEADER_BYTES:] = _bytes(x)
-        every = np.empty((self.comm.Get_size(), _HEADER_BYTES + nbytes), np.uint8)
-        self._wait(self.comm.Iallgather(send, every))
-        self._check(call, every[:, :_HEADER_BYTES].view(np.int64)[:, :6])
+        every = self._agree(_OP["all-reduce"], x, group_size, reduce, groups_hash,
+                            inline=_bytes(x))
         out = _tensor.empty(tuple(x.shape), CODE_OF[x.dtype])
         o = _view(out)
-        rows = every[:, _HEADER_BYTES:].view(o.dtype)
+        rows = every[:, _HEADER_BYTES:_HEADER_BYTES + nbytes].view(o.dtype)
         combine = _UFUNCS[_NAME_OF_CODE[reduce]]
         if rows.shape[0] == 1:
             o[...] = rows[0]
@@ -294,7 +353,7 @@ class MpiGroup:
 
     def _gather(self, x):
         out = _tensor.empty((self.comm.Get_size(),) + tuple(x.shape), CODE_OF[x.dtype])
-        self._wait(self.comm.Iallgather(_bytes(x), _bytes(out)))
+        self._wait(self.comm.Iallgather(_bytes(x), _bytes(out)), keep=(x, out))
         return out
 
     @staticmethod
@@ -312,7 +371,7 @@ class MpiGroup:
     def all_to_all(self, blocks, members, index, groups_hash):
         self._agree(_OP["all-to-all"], blocks, len(members), -1, groups_hash)
         out = _tensor.empty(tuple(blocks.shape), CODE_OF[blocks.dtype])
-        self._wait(self.comm.Ialltoall(_bytes(blocks), _bytes(out)))
+        self._wait(self.comm.Ialltoall(_bytes(blocks), _bytes(out)), keep=(blocks, out))
         return out
 
     def reduce_scatter(self, blocks, members, index, groups_hash, reduce):
@@ -320,7 +379,7 @@ class MpiGroup:
         segment's bits; MPICH's Ireduce_scatter_block of 1 MB is 9x slower here)."""
         self._agree(_OP["reduce-scatter"], blocks, len(members), reduce, groups_hash)
         out = _tensor.empty(tuple(blocks.shape), CODE_OF[blocks.dtype])
-        self._wait(self.comm.Ialltoall(_bytes(blocks), _bytes(out)))
+        self._wait(self.comm.Ialltoall(_bytes(blocks), _bytes(out)), keep=(blocks, out))
         return self._reduce_in_order(out, _NAME_OF_CODE[reduce])
 
     def permute(self, x, source, target, groups_hash):
@@ -335,7 +394,7 @@ class MpiGroup:
             _view(out)[...] = 0
         if target >= 0:
             requests.append(self.comm.Isend(_bytes(x), target, _TAG_PERMUTE))
-        self._wait(*requests)
+        self._wait(*requests, keep=(x, out))
         return out
 
     def _header(self, x, channel):
@@ -344,18 +403,21 @@ class MpiGroup:
 
     def send(self, x, dst, channel):
         """x to world rank ``dst``: its call first (dtype, bytes, channel), then the data."""
-        self._wait(self.comm.Isend(self._header(x, channel), dst, _TAG_HEADER),
-                   self.comm.Isend(_bytes(x), dst, _TAG_PAYLOAD))
+        self._refuse_if_broken()
+        header = self._header(x, channel)
+        self._wait(self.comm.Isend(header, dst, _TAG_HEADER),
+                   self.comm.Isend(_bytes(x), dst, _TAG_PAYLOAD), keep=(header, x))
 
     def recv(self, like, src, channel):
+        self._refuse_if_broken()
         mine = self._header(like, channel)
         theirs = np.empty(6, np.int64)
-        self._wait(self.comm.Irecv(theirs, src, _TAG_HEADER))
+        self._wait(self.comm.Irecv(theirs, src, _TAG_HEADER), keep=(theirs,))
         if tuple(theirs.tolist()) != tuple(mine.tolist()):
             raise _transport.TransportFailure(
                 "mismatch", src, (self.rank, src), (tuple(mine.tolist()),
                                                     tuple(theirs.tolist())),
                 "a send and its recv differ")
         out = _tensor.empty(tuple(like.shape), CODE_OF[like.dtype])
-        self._wait(self.comm.Irecv(_bytes(out), src, _TAG_PAYLOAD))
+        self._wait(self.comm.Irecv(_bytes(out), src, _TAG_PAYLOAD), keep=(out,))
         return out

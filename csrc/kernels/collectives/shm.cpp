@@ -2,6 +2,7 @@
 #include "kernels/collectives/shm.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -107,11 +108,13 @@ struct Heap {
   std::map<int64_t, int64_t> free_ranges;      // offset -> bytes, disjoint, not adjacent
   std::unordered_map<int64_t, int64_t> used;   // offset -> bytes of each live block
   int64_t used_bytes = 0;
+  bool closed = false;                         // detached: no more blocks
   SharedHeap registered{};                     // what core/capi.h calls
 
   void* alloc(int64_t nbytes) {
     const int64_t n = (nbytes + 63) / 64 * 64;
     std::lock_guard<std::mutex> lock(mu);
+    if (closed) return nullptr;
     for (auto it = free_ranges.begin(); it != free_ranges.end(); ++it) {
       if (it->second < n) continue;
       const int64_t off = it->first, rest = it->second - n;
@@ -150,6 +153,21 @@ struct Heap {
 
 void* heap_alloc(void* ctx, int64_t nbytes) { return static_cast<Heap*>(ctx)->alloc(nbytes); }
 void heap_release(void* ctx, void* p) { static_cast<Heap*>(ctx)->release(p); }
+
+// The heap registered by this process (never freed: a thread may still hold it).
+Heap* g_registered_heap = nullptr;
+
+// A child forked by a replica shares the heap's pages but has a copy of its free list:
+// allocating there would overwrite the parent's blocks. The child neither allocates nor
+// frees in it (its frees of inherited blocks do nothing), and never takes the heap's
+// mutex, which another thread may have held at the fork.
+void heap_after_fork_in_child() {
+  set_shared_allocation(false);
+  if (Heap* h = g_registered_heap) {
+    h->registered.alloc = [](void*, int64_t) -> void* { return nullptr; };
+    h->registered.release = [](void*, void*) {};
+  }
+}
 
 }  // namespace
 
@@ -486,6 +504,10 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
     own->registered = SharedHeap{heap_alloc, heap_release, own, own->base, own->base + heap};
     if (set_shared_heap(&own->registered)) {
       c->heap = own;
+      g_registered_heap = own;
+      static std::once_flag fork_handler;
+      std::call_once(fork_handler,
+                     [] { pthread_atfork(nullptr, nullptr, heap_after_fork_in_child); });
     } else {   // (another attachment of this process has the process's heap)
       delete own;
     }
@@ -524,14 +546,12 @@ void shm_detach(ShmComm* c) {
   if (c->heap != nullptr) {
     set_shared_allocation(false);
     std::lock_guard<std::mutex> lock(c->heap->mu);
+    c->heap->closed = true;   // (a racing allocation now fails over to ordinary memory)
     // Tensors still living in the heap keep it mapped (and registered, so their frees
     // find it) until the process ends.
     keep_mapping = !c->heap->used.empty();
   }
-  if (c->heap != nullptr && !keep_mapping) {
-    set_shared_heap(nullptr);
-    delete c->heap;
-  }
+  if (c->heap != nullptr && !keep_mapping) set_shared_heap(nullptr);   // (Heap kept)
   if (!keep_mapping) munmap(c->h, static_cast<size_t>(c->total));
   delete c;
 }
@@ -624,10 +644,13 @@ namespace {
 // by nblocks * unit, which the slot's slack holds), the last rounds may carry none.
 // An input in this replica's heap is not copied (shm.h, "Shared heap"): its offset goes
 // out with the first round, and this replica returns once every member consumed the last.
+// With nblocks == size (all-to-all, reduce-scatter) block k goes to member k alone, so
+// this replica's own block `index` never passes through its slot.
 template <class Consume>
 int block_rounds(ShmComm* c, const int* members, int size, int index, const ShmCall& call,
                  const char* in, int nblocks, int64_t block_bytes, int64_t unit,
                  ShmFailure* fail, Consume consume) {
+  const int own_block = nblocks == size && size > 1 ? index : -1;
   const int64_t total = block_bytes * nblocks;
   const int64_t rounds = std::max<int64_t>(1, (total + c->slot - 1) / c->slot);
   const int64_t units = (block_bytes / unit + rounds - 1) / rounds;
@@ -644,7 +667,8 @@ int block_rounds(ShmComm* c, const int* members, int size, int index, const ShmC
     if (my_heap < 0) {
       char* mine = c->slot_of(c->rank, s);
       for (int k = 0; k < nblocks; ++k)
-        std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
+        if (k != own_block)
+          std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
     }
     if (r == 0) me.heap_in[s & 1] = my_heap;   // (published by the round's arrival)
     if (int st = c->round(members, size, call, r == 0, fail)) return st;
