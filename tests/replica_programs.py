@@ -285,3 +285,21 @@ def swap_within_node():
     got = L.ppermute(xa.asarray([r + 1.0, r + 1.0]), "i", [(0, 1), (1, 0)])
     L.psum(xa.asarray([1.0]), "i")
     return got
+
+
+def fork_keeps_the_heap():
+    """A child forked by a replica shares the heap's pages but not its bookkeeping: it
+    allocates in ordinary memory, and its frees leave the parent's blocks alone."""
+    transport = xa.distributed._state.job().routes.transport
+    with xa.distributed.shared_memory():
+        x = xa.ones(1000) * 7
+    pid = os.fork()
+    if pid == 0:
+        with xa.distributed.shared_memory():
+            y = xa.ones(1000) * 3
+        ok = not xa.distributed.in_shared_memory(y) and float(y.sum()) == 3000.0
+        del x
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    return (os.waitstatus_to_exitcode(status), xa.distributed.in_shared_memory(x),
+            float(x.sum()), transport.heap_used())

@@ -22,9 +22,9 @@ from xarr._bindings import collectives as transport
 from xarr.distributed import ReplicaFailure, run
 from collective_checks import check_every_op, check_grouped
 from replica_programs import (DTYPES, L, _input, bad_arguments, bad_peers, dies_before_psum,
-                              every_op, grouped, hangs, heat2d, heat_band, killed_mid_job,
-                              message_waits_through_collectives, mismatched, mismatched_recv,
-                              mismatched_shape, point_to_point, shared_heap)
+                              every_op, fork_keeps_the_heap, grouped, hangs, heat2d, heat_band,
+                              killed_mid_job, message_waits_through_collectives, mismatched,
+                              mismatched_recv, mismatched_shape, point_to_point, shared_heap)
 
 
 def _shm_names():
@@ -309,6 +309,12 @@ def test_operands_in_the_shared_heap_are_read_in_place(monkeypatch, n, mixed, sl
         np.testing.assert_array_equal(out["halo"], base.reshape(600, 500)[-1] + left)
         assert out["used"] == (True, 0)
         assert out["fallback"] == (False, True)
+
+
+def test_a_forked_child_leaves_the_heap_to_its_parent(monkeypatch):
+    monkeypatch.setenv("XARR_SHM_HEAP_BYTES", str(1 << 20))
+    for code, in_heap, total, used in run(fork_keeps_the_heap, n=2):
+        assert (code, in_heap, total) == (0, True, 7000.0) and used >= 8000
 
 
 def test_without_a_heap_shared_memory_changes_nothing():
