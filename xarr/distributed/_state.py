@@ -7,8 +7,8 @@ random bits, hex: the name of the job's shared memory, which no other job can gu
 (csrc/kernels/collectives/shm.h). A process started by mpirun / mpiexec (its MPI
 environment: PMI_SIZE, OMPI_COMM_WORLD_SIZE, PMIX_RANK; or XARR_BACKEND=mpi) joins through
 MPI instead (_mpi.py: shared memory within a node, MPI across nodes). Otherwise the process
-is replica 0 of 1 and every collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds, default 60) bounds every wait
-for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round;
+is replica 0 of 1 and every collective is the identity. XARR_COLLECTIVE_TIMEOUT (seconds,
+default 60) bounds every wait for a peer; XARR_SHM_SLOT_BYTES (default 2 MiB) is what a replica moves per round;
 XARR_SHM_HEAP_BYTES (default 0) is each replica's shared heap, where tensors made under
 ``xa.distributed.shared_memory()`` live and collectives read them in place.
 
