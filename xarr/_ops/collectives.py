@@ -35,6 +35,7 @@ from xarr._ops.conversion import asarray
 from xarr._ops.elementwise import lax_apply
 from xarr._ops import structural as S
 from xarr._ops.structural import as_operand
+from xarr._registry import lookup
 from xarr._ops.reduction import _vectorized
 from xarr._graph.trace import TracedComputation, recorder, trace_sub, tracing
 from xarr._graph.ir import Instruction, Module, TensorType
@@ -47,6 +48,28 @@ def _operand(fn, x):
     """x as a tensor or traced value (a collective records itself under xa.jit /
     xa.lazy; the transport gets a dense row-major tensor: _dense)."""
     return as_operand(x)
+
+
+def _concrete(x):
+    """x is a tensor to run on now (not traced, not under xa.lazy)."""
+    return type(x) is _tensor.Tensor and recorder([x]) is None
+
+
+def _reshape(v, shape):
+    """S.reshape, or a concrete tensor's own view method: the graph op's bookkeeping (a
+    few microseconds) was a third of a small all-to-all's time."""
+    return v.reshape(shape) if _concrete(v) else S.reshape(v, shape)
+
+
+def _transpose(v, permutation):
+    return v.transpose(permutation) if _concrete(v) else S.transpose(v, permutation)
+
+
+def _collective(name, x, **attrs):
+    """S.apply of collective graph op ``name``, or on a concrete tensor its impl at once."""
+    if _concrete(x):
+        return lookup(name).impl(x, **attrs)
+    return S.apply(name, [x], **attrs)
 
 
 def _dense(x):
@@ -239,7 +262,7 @@ def _all_gather_leaf(fn, x, groups, channel_id):
     """(group size, *x.shape): the members' operands stacked in member order."""
     x = _operand(fn, x)
     gs, members = _group(fn, groups, channel_id)[1:3]
-    return S.apply("all_gather", [x], fn=fn, groups=gs, channel_id=channel_id, dimension=0,
+    return _collective("all_gather", x, fn=fn, groups=gs, channel_id=channel_id, dimension=0,
                    n=len(members), side_effect=True)
 
 
@@ -272,7 +295,7 @@ def _first_to(g, axis):
     result is then a view of the transport's output)."""
     if axis == 0:
         return g
-    return S.transpose(g, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, g.ndim)))
+    return _transpose(g, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, g.ndim)))
 
 
 def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False):
@@ -286,7 +309,7 @@ def all_gather(x, axis_name=None, *, axis_index_groups=None, axis=0, tiled=False
         if not tiled:
             return _first_to(g, _axis(fn, axis, len(shape) + 1))
         a = _axis(fn, axis, len(shape))
-        return S.reshape(_first_to(g, a), shape[:a] + (n * shape[a],) + shape[a + 1:])
+        return _reshape(_first_to(g, a), shape[:a] + (n * shape[a],) + shape[a + 1:])
     return _leaves(fn, x, one)
 
 
@@ -305,9 +328,9 @@ def _split(fn, x, dim, what, tiled, groups, channel_id):
     if shape[d] % n:
         raise ValueError(f"{fn}: {what} {dim} has {shape[d]} elements, not a multiple of "
                          f"the group size {n}")
-    split = S.reshape(v, shape[:d] + (n, shape[d] // n) + shape[d + 1:])
+    split = _reshape(v, shape[:d] + (n, shape[d] // n) + shape[d + 1:])
     if d:
-        split = S.transpose(split, (d,) + tuple(k for k in range(split.ndim) if k != d))
+        split = _transpose(split, (d,) + tuple(k for k in range(split.ndim) if k != d))
     return v, job, members, index, ghash, d, split
 
 
@@ -326,24 +349,24 @@ def _all_to_all_leaf(fn, x, split_axis, concat_axis, axis_index_groups, tiled):
     v, job, members, index, ghash, sa, blocks = _split(fn, x, split_axis, "split_axis", tiled,
                                                        axis_index_groups, None)
     n = len(members)
-    got = S.apply("all_to_all", [blocks], fn=fn, groups=_group(fn, axis_index_groups)[1],
+    got = _collective("all_to_all", blocks, fn=fn, groups=_group(fn, axis_index_groups)[1],
                   channel_id=None, dimension=0, side_effect=True)
     block = tuple(got.shape[1:])                              # x's shape, split axis / n
     ca = _axis(fn, concat_axis, len(block), "concat_axis")
     if not tiled:
-        return _first_to(S.reshape(got, (n,) + block[:sa] + block[sa + 1:]), ca)
-    return S.reshape(_first_to(got, ca), block[:ca] + (n * block[ca],) + block[ca + 1:])
+        return _first_to(_reshape(got, (n,) + block[:sa] + block[sa + 1:]), ca)
+    return _reshape(_first_to(got, ca), block[:ca] + (n * block[ca],) + block[ca + 1:])
 
 
 def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
     v, job, members, index, ghash, d, blocks = _split(fn, x, dim, "scatter_dimension", tiled,
                                                       groups, channel_id)
-    got = S.apply("reduce_scatter", [blocks], fn=fn, reduce=reduce,
+    got = _collective("reduce_scatter", blocks, fn=fn, reduce=reduce,
                   groups=_group(fn, groups, channel_id)[1], channel_id=channel_id,
                   dimension=0, side_effect=True)
     block = tuple(got.shape)
     if not tiled:
-        return S.reshape(got, block[:d] + block[d + 1:])
+        return _reshape(got, block[:d] + block[d + 1:])
     return got
 
 
@@ -385,9 +408,9 @@ def ppermute(x, axis_name=None, perm=()):
                              f"[0, {job.size})")
     source = dict((t, s) for s, t in pairs).get(job.rank, -1)
 
-    return _leaves(fn, x, lambda v: S.apply("collective_permute", [_operand(fn, v)], fn=fn,
-                                            pairs=tuple(pairs), source=source,
-                                            side_effect=True))
+    return _leaves(fn, x, lambda v: _collective("collective_permute", _operand(fn, v), fn=fn,
+                                                pairs=tuple(pairs), source=source,
+                                                side_effect=True))
 
 
 def _blocks_impl(kind):

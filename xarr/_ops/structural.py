@@ -19,6 +19,7 @@ Worked examples (seed 004):
 """
 
 import builtins
+import math
 import operator
 import weakref
 
@@ -142,8 +143,8 @@ def _reshape_rule(types, new_sizes, dimensions):
     if dimensions is not None and sorted(dimensions) != list(range(n)):
         raise ValueError(f"lax.reshape: dimensions {dimensions} must be a permutation of "
                          f"0..{n - 1} for shape {t.dims}")
-    size = int(np.prod(t.dims, dtype=np.int64)) if t.dims else 1
-    new = int(np.prod(new_sizes, dtype=np.int64)) if new_sizes else 1
+    size = math.prod(t.dims)       # (Python ints: exact, and 10x faster than np.prod on
+    new = math.prod(new_sizes)     # a tuple; the rule runs for every reshape)
     if any(d < 0 for d in new_sizes) or new != size:
         raise ValueError(f"lax.reshape: cannot reshape {XLA_NAMES[t.code]}{list(t.dims)} "
                          f"(size {size}) into {list(new_sizes)} (size {new})")
@@ -184,7 +185,7 @@ def collapse(operand, start_dimension, stop_dimension=None):
     if not 0 <= start <= stop <= len(shape):
         raise ValueError(f"lax.collapse: dims [{start}, {stop}) out of range for shape "
                          f"{shape}")
-    merged = int(np.prod(shape[start:stop], dtype=np.int64))
+    merged = math.prod(shape[start:stop])
     return reshape(operand, shape[:start] + (merged,) + shape[stop:])
 
 
