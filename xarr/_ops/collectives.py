@@ -112,17 +112,18 @@ def _leaves(fn, tree, one):
 # ------------------------------------------------------------------------ all-reduce
 def _all_reduce_leaf(fn, x, reduce, groups, channel_id):
     x = _operand(fn, x)
-    gs = _group(fn, groups, channel_id)[1]
-    kind = KINDS[_code(x)]
+    hit = _group(fn, groups, channel_id)
+    code = _code(x)
+    kind = KINDS[code]
     if reduce in ("and", "or", "xor") and kind not in "biu":
         raise TypeError(f"{fn}: a bitwise reduction needs bool or integer operands, got "
-                        f"{XLA_NAMES[_code(x)]}")
+                        f"{XLA_NAMES[code]}")
     if reduce in ("max", "min") and kind == "c":
         raise TypeError(f"{fn}: {reduce} is not defined for complex operands "
-                        f"({XLA_NAMES[_code(x)]})")
-    if type(x) is _tensor.Tensor and recorder([x]) is None:   # eager: no graph op to build
-        return _all_reduce_impl(x, fn, reduce, gs, channel_id, True)
-    return S.apply("all_reduce", [x], fn=fn, reduce=reduce, groups=gs,
+                        f"({XLA_NAMES[code]})")
+    if _concrete(x):   # eager: no graph op to build (the small all-reduce's hot path)
+        return _all_reduce_run(hit, x, fn, reduce)
+    return S.apply("all_reduce", [x], fn=fn, reduce=reduce, groups=hit[1],
                    channel_id=channel_id, side_effect=True)
 
 
@@ -131,7 +132,12 @@ def _code(x):
 
 
 def _all_reduce_impl(x, fn, reduce, groups, channel_id, side_effect):
-    job, _, _, _, ghash, link = _group(fn, groups, channel_id)
+    return _all_reduce_run(_group(fn, groups, channel_id), x, fn, reduce)
+
+
+def _all_reduce_run(hit, x, fn, reduce):
+    """x all-reduced over the group _group resolved (``hit``)."""
+    job, _, _, _, ghash, link = hit
     x = _dense(x)
     if link is None:
         return x.copy()
@@ -174,10 +180,13 @@ def _collective_text(attrs):
 S.defop("all_reduce", _same_type, _all_reduce_impl, text=_collective_text)
 
 
+_BOOL = CODE_OF[np.dtype(bool)]
+
+
 def _counts(v):
     """bool operands of psum / pmean are counted, as jax's (int32)."""
     v = as_operand(v)
-    return v.astype(np.int32) if _code(v) == CODE_OF[np.dtype(bool)] else v
+    return v.astype(np.int32) if _code(v) == _BOOL else v
 
 
 def psum(x, axis_name=None, *, axis_index_groups=None):
