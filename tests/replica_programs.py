@@ -247,6 +247,7 @@ def shared_heap(mixed):
     out = {"in_heap": [xa.distributed.in_shared_memory(v) for v in (x, wide, grid)],
            "heap_bytes": transport.heap_bytes}
     out["gather"] = L.all_gather(x, "i")
+    out["psum"] = L.psum(x, "i")     # (1.2 MB: the large all-reduce reads heaps in place)
     x[:] = -1.0                      # the peers have read it: overwriting is safe
     out["a2a"] = L.all_to_all(wide, "i", 0, 0, tiled=True)
     out["rs"] = L.psum_scatter(wide, "i", tiled=True)

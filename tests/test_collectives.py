@@ -302,6 +302,7 @@ def test_operands_in_the_shared_heap_are_read_in_place(monkeypatch, n, mixed, sl
         assert out["heap_bytes"] == 16 << 20
         assert out["in_heap"] == [not mixed or r == 0] * 3
         np.testing.assert_array_equal(out["gather"], np.stack(xs))
+        np.testing.assert_array_equal(out["psum"], sum(xs[1:], xs[0]))
         mine = [x + 1000.0 * r for x in xs]       # block r of each replica's wide
         np.testing.assert_array_equal(out["a2a"], np.concatenate(mine))
         np.testing.assert_array_equal(out["rs"], sum(mine[1:], mine[0]))

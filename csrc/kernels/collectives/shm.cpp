@@ -574,19 +574,23 @@ int shm_barrier(ShmComm* c, const int* members, int size, int index, const ShmCa
 
 namespace {
 
-// dst[0, n) = the members' slots of round s from byte offset off, reduced in member order
-// (one member: a copy).
-void reduce_slots(ShmComm* c, const int* members, int size, uint64_t s, int64_t off,
-                  int dtype, int reduce, int64_t n, char* dst) {
+// dst[0, n) = at(0) op at(1) op ... at(size - 1), n elements each, in member order (one
+// member: a copy).
+template <class At>
+void reduce_parts(int size, At at, int dtype, int reduce, int64_t n, char* dst) {
   if (size == 1) {
-    std::memcpy(dst, c->slot_of(members[0], s) + off,
-                static_cast<size_t>(n * dtype_itemsize(dtype)));
+    std::memcpy(dst, at(0), static_cast<size_t>(n * dtype_itemsize(dtype)));
     return;
   }
-  combine(reduce, dtype, c->slot_of(members[0], s) + off, c->slot_of(members[1], s) + off,
-          dst, n);
-  for (int k = 2; k < size; ++k)
-    combine(reduce, dtype, dst, c->slot_of(members[k], s) + off, dst, n);
+  combine(reduce, dtype, at(0), at(1), dst, n);
+  for (int k = 2; k < size; ++k) combine(reduce, dtype, dst, at(k), dst, n);
+}
+
+// dst[0, n) = the members' slots of round s from byte offset off, reduced in member order.
+void reduce_slots(ShmComm* c, const int* members, int size, uint64_t s, int64_t off,
+                  int dtype, int reduce, int64_t n, char* dst) {
+  reduce_parts(size, [&](int k) -> const char* { return c->slot_of(members[k], s) + off; },
+               dtype, reduce, n, dst);
 }
 
 }  // namespace
@@ -600,17 +604,27 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
   // different sizes must stay in step. Small messages: one round a chunk, every member
   // reduces the whole chunk (fewest waits). Large: two rounds a chunk, each member reduces
   // its part into its next slot (reduce-scatter), then every member copies the parts.
+  // A large input in this replica's heap is not copied into the slots: the members reduce
+  // its chunks in place (shm.h, "Shared heap"); they have read a chunk once they publish
+  // its second round, which its owner waits for anyway.
   const bool small = nbytes <= kSmallAllReduce;
   const int64_t per_round = std::max<int64_t>(1, c->slot / isz);
+  const int64_t my_heap = small ? -1 : c->heap_offset(in, nbytes);
+  int64_t heap_in[kShmMaxRanks];   // the members' inputs in their heaps, or -1
+  RankState& me = c->h->ranks[c->rank];
   bool first = true;
   int64_t done = 0;
   do {
     const int64_t n = std::min(count - done, per_round);
     const int64_t off = done * isz;
     if (int st = c->begin(fail)) return st;
-    std::memcpy(c->slot_of(c->rank, c->step), in + off, static_cast<size_t>(n * isz));
     const uint64_t s = c->step;
+    if (my_heap < 0)
+      std::memcpy(c->slot_of(c->rank, s), in + off, static_cast<size_t>(n * isz));
+    if (first) me.heap_in[s & 1] = my_heap;   // (published by the round's arrival)
     if (int st = c->round(members, size, call, first, fail)) return st;
+    if (first)
+      for (int k = 0; k < size; ++k) heap_in[k] = c->h->ranks[members[k]].heap_in[s & 1];
     first = false;
     if (small) {
       reduce_slots(c, members, size, s, 0, dtype, reduce, n, out + off);
@@ -618,7 +632,12 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
       const int64_t p0 = n * index / size, p1 = n * (index + 1) / size;
       if (int st = c->begin(fail)) return st;
       char* part = c->slot_of(c->rank, s + 1);   // my next slot (begin: free)
-      if (p1 > p0) reduce_slots(c, members, size, s, p0 * isz, dtype, reduce, p1 - p0, part);
+      auto at = [&](int k) -> const char* {        // member k's chunk, from my part on
+        if (k == index) return in + off + p0 * isz;
+        if (heap_in[k] >= 0) return c->heap_of(members[k]) + heap_in[k] + off + p0 * isz;
+        return c->slot_of(members[k], s) + p0 * isz;
+      };
+      if (p1 > p0) reduce_parts(size, at, dtype, reduce, p1 - p0, part);
       if (int st = c->round(members, size, call, false, fail)) return st;
       for (int k = 0; k < size; ++k) {
         const int64_t q0 = n * k / size, q1 = n * (k + 1) / size;
