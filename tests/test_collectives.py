@@ -182,6 +182,18 @@ def test_the_segment_is_the_users_with_mode_0600():
     assert not os.path.exists(path)
 
 
+def test_a_segment_whose_creator_died_is_removed_by_the_others():
+    """Replica 0 created the job's name and died before sizing it: replica 1's attach
+    times out and removes the name (no launcher sweeps under mpiexec)."""
+    token = secrets.token_hex(16)
+    path = f"/dev/shm/xarr-{token}"
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.close(fd)
+    with pytest.raises(transport.TransportFailure, match="did not create"):
+        transport.Transport(token, 1, 2, 1 << 16, 0.5, 0.5)
+    assert not os.path.exists(path)
+
+
 def test_replicas_take_replica_0s_slot_and_heap_sizes():
     """A replica started with another XARR_SHM_SLOT_BYTES (or heap size) joins the job
     with replica 0's: the sizes live in the segment's header."""

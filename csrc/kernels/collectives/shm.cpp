@@ -421,6 +421,7 @@ int open_created(const std::string& name, int nranks, double attach_timeout_s,
     }
     if (fd >= 0) close(fd);
     if (seconds_since(t0) > attach_timeout_s) {
+      shm_unlink(name.c_str());   // (replica 0 may have died before initializing it)
       fail->status = kShmTimeout;
       fail->peer = 0;
       std::snprintf(fail->message, sizeof fail->message,
@@ -519,8 +520,11 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
   if (h->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == nranks)
     shm_unlink(name.c_str());
   while (h->attached.load(std::memory_order_acquire) < nranks) {
+    // A job that failed to start leaves no name behind, whichever replicas survive (under
+    // mpiexec no launcher sweeps /dev/shm after it).
     if (h->failed.load(std::memory_order_acquire)) {
       c->report(fail);
+      shm_unlink(name.c_str());
       shm_detach(c);
       return nullptr;
     }
@@ -530,7 +534,7 @@ ShmComm* shm_attach(const char* token, int rank, int nranks, int64_t slot_bytes,
                     h->attached.load(), nranks, attach_timeout_s);
       c->record(kShmTimeout, -1, msg);
       c->report(fail);
-      if (rank == 0) shm_unlink(name.c_str());
+      shm_unlink(name.c_str());
       shm_detach(c);
       return nullptr;
     }
