@@ -35,8 +35,7 @@ TABLE = [("all_reduce", 4096), ("all_reduce", 1 << 20), ("all_reduce", 64 << 20)
          ("all_to_all", 1 << 20), ("all_to_all", 64 << 20), ("ppermute", 1 << 20)]
 # The same with xarr's operands in the shared heap (xa.distributed.shared_memory(): read in
 # place, not copied through the slots); the peers' column repeats their plain run.
-HEAP_TABLE = [(op, nbytes) for op, nbytes in TABLE
-              if op in ("all_gather", "reduce_scatter", "all_to_all", "ppermute")]
+HEAP_TABLE = [(op, nbytes) for op, nbytes in TABLE if nbytes >= 1 << 20]
 HEAP_BYTES = 160 << 20
 
 

@@ -35,14 +35,15 @@ def _per_call(nbytes, op, heap):
 
 
 class Collectives:
-    params = [["psum 4096", "psum 1048576", "psum 67108864", "ppermute 1048576",
+    params = [["psum 4096", "psum 1048576", "psum 67108864", "psum 67108864 heap",
+               "ppermute 1048576",
                "ppermute 1048576 heap", "all_to_all 1048576", "all_to_all 1048576 heap"]]
     param_names = ["case"]
     timeout = 300
 
     def track_us_per_call(self, case):
         op, nbytes, *heap = case.split()
-        os.environ["XARR_SHM_HEAP_BYTES"] = str(16 << 20)    # (the replicas inherit it)
+        os.environ["XARR_SHM_HEAP_BYTES"] = str(80 << 20)    # (the replicas inherit it)
         return xa.distributed.run(_per_call, n=2, args=(int(nbytes), op, bool(heap)))[0]
 
     track_us_per_call.unit = "us"
