@@ -18,11 +18,12 @@
 // Shared heap (zero-copy). With heap_bytes > 0 every replica also owns a heap in the
 // segment, registered as the process's shared allocator (core/capi.h SharedHeap): while
 // shared allocation is on, its new tensors live there. An all-gather, all-to-all,
-// reduce-scatter or permute whose whole input lies in its owner's heap is not copied into
-// the slots: the first round publishes its offset (RankState::heap_in) and the peers read
-// it in place; before returning, its owner waits until every member has consumed the last
-// round (RankState::consumed), so the caller may overwrite the input at once. The rounds
-// stay the same (they depend on the bytes alone), whatever each replica's input is.
+// reduce-scatter, permute or large all-reduce whose whole input lies in its owner's heap
+// is not copied into the slots: the first round publishes its offset (RankState::heap_in)
+// and the peers read it in place; before returning, its owner waits until every member has
+// consumed the last round (RankState::consumed; the all-reduce's second round per chunk),
+// so the caller may overwrite the input at once. The rounds stay the same (they depend on
+// the bytes alone), whatever each replica's input is.
 //
 // Worked example (all-reduce, add, f32, 2 replicas, 4 bytes each, one round):
 //   replica 0 writes [1.0] into slot(0, 0), replica 1 writes [3.0] into slot(1, 0); both
