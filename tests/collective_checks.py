@@ -1,10 +1,27 @@
 """What the replica programs of tests/replica_programs.py must return: NumPy references
 computed from every replica's inputs, shared by the shared-memory tests
-(test_collectives.py) and the MPI tests (test_mpi.py)."""
+(test_collectives.py) and the MPI tests (test_mpi.py), with the fixture both use to check
+that no job segment is left in /dev/shm."""
+
+import os
 
 import numpy as np
+import pytest
 
 from replica_programs import DTYPES, _blocks, _input
+
+
+def shm_names():
+    """The job segments in /dev/shm."""
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("xarr-"))
+
+
+@pytest.fixture(autouse=True)
+def no_segment_left():
+    """Every test of a module that imports this leaves /dev/shm as it found it."""
+    before = shm_names()
+    yield
+    assert shm_names() == before
 
 
 def _want(n, r, dt, op):

@@ -20,22 +20,12 @@ import pytest
 import xarr as xa
 from xarr._bindings import collectives as transport
 from xarr.distributed import ReplicaFailure, run
-from collective_checks import check_every_op, check_grouped
+from collective_checks import (check_every_op, check_grouped,  # noqa: F401
+                               no_segment_left)  # (an autouse fixture)
 from replica_programs import (DTYPES, L, _input, bad_arguments, bad_peers, dies_before_psum,
                               every_op, fork_keeps_the_heap, grouped, hangs, heat2d, heat_band,
                               killed_mid_job, message_waits_through_collectives, mismatched,
                               mismatched_recv, mismatched_shape, point_to_point, shared_heap)
-
-
-def _shm_names():
-    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("xarr-"))
-
-
-@pytest.fixture(autouse=True)
-def no_segment_left():
-    before = _shm_names()
-    yield
-    assert _shm_names() == before
 
 
 # ---------------------------------------------------------------- every op, every dtype

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from collective_checks import check_every_op, check_grouped
+from collective_checks import (check_every_op, check_grouped,  # noqa: F401
+                               no_segment_left)  # (an autouse fixture)
 from replica_programs import DTYPES, heat2d
 
 pytest.importorskip("mpi4py")
@@ -57,17 +58,6 @@ def _values(results, n):
     for r in range(n):
         assert results[r] is not None and results[r][0] == "ok", results[r]
     return [results[r][1] for r in range(n)]
-
-
-def _no_segment():
-    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("xarr-"))
-
-
-@pytest.fixture(autouse=True)
-def no_segment_left():
-    before = _no_segment()
-    yield
-    assert _no_segment() == before
 
 
 # one node of n ranks; n nodes of one rank (MPI carries everything); nodes of 2 (mixed)

@@ -271,8 +271,8 @@ def _all_gather_leaf(fn, x, groups, channel_id):
     """(group size, *x.shape): the members' operands stacked in member order."""
     x = _operand(fn, x)
     gs, members = _group(fn, groups, channel_id)[1:3]
-    return _collective("all_gather", x, fn=fn, groups=gs, channel_id=channel_id, dimension=0,
-                   n=len(members), side_effect=True)
+    return _collective("all_gather", x, fn=fn, groups=gs, channel_id=channel_id,
+                       dimension=0, n=len(members), side_effect=True)
 
 
 def _all_gather_impl(x, fn, groups, channel_id, dimension, n, side_effect):
@@ -359,7 +359,7 @@ def _all_to_all_leaf(fn, x, split_axis, concat_axis, axis_index_groups, tiled):
                                                        axis_index_groups, None)
     n = len(members)
     got = _collective("all_to_all", blocks, fn=fn, groups=_group(fn, axis_index_groups)[1],
-                  channel_id=None, dimension=0, side_effect=True)
+                      channel_id=None, dimension=0, side_effect=True)
     block = tuple(got.shape[1:])                              # x's shape, split axis / n
     ca = _axis(fn, concat_axis, len(block), "concat_axis")
     if not tiled:
@@ -371,8 +371,8 @@ def _reduce_scatter_leaf(fn, x, reduce, dim, tiled, groups, channel_id):
     v, job, members, index, ghash, d, blocks = _split(fn, x, dim, "scatter_dimension", tiled,
                                                       groups, channel_id)
     got = _collective("reduce_scatter", blocks, fn=fn, reduce=reduce,
-                  groups=_group(fn, groups, channel_id)[1], channel_id=channel_id,
-                  dimension=0, side_effect=True)
+                      groups=_group(fn, groups, channel_id)[1], channel_id=channel_id,
+                      dimension=0, side_effect=True)
     block = tuple(got.shape)
     if not tiled:
         return _reshape(got, block[:d] + block[d + 1:])
