@@ -14,11 +14,13 @@ uses BLAS, unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE for that command only.
 """
 
 import argparse
+import atexit
 import datetime
 import os
 import platform
 import random
 import statistics
+import tempfile
 import time
 
 import sys
@@ -45,6 +47,11 @@ try:
     import jax.numpy as jnp
 except ImportError:  # optional peer
     jax = None
+try:
+    import scipy.fft as scipy_fft
+except ImportError:  # optional peer (the FFT rows)
+    scipy_fft = None
+SCIPY = {}   # workload key -> scipy call (fft_rows fills it)
 
 
 class _TorchScalars:
@@ -147,8 +154,10 @@ def workloads():
         dot_rows(t, jx) + \
         conv_rows(t, jx) + \
         pow_rows(a, b, xa_a, xa_b, t) + \
-        call_rows() + kernel_rows() + sweep_rows(), \
-        [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx)]
+        call_rows() + kernel_rows() + sweep_rows() + io_rows() + fft_rows(t, jx) + \
+        random_rows(t, jx), \
+        [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx),
+         ("scipy", scipy_fft, SCIPY)]
 
 
 def reduction_rows(m, xm, a, xa_a, t, jx):
@@ -698,6 +707,95 @@ def kernel_rows():
         rows.append((f"kernel_{name}", f"kernel {name} (eager)",
                      lambda fn=fn, a=np_args: fn(np, *a),
                      lambda fn=fn, a=xa_args: fn(xa, *a), best, None))
+    return rows
+
+
+def io_rows():
+    """Issue 18: save / load of a 256 MB f32 tensor in .npy against np.save / np.load (the
+    files in the temporary directory, usually in the page cache: the copy path, not the
+    disk)."""
+    a = np.random.default_rng(7).random(64 * 1024 * 1024, dtype=np.float32)
+    xt = xa.asarray(a, copy=True)
+    paths = [os.path.join(tempfile.gettempdir(), f"xarr_compare_{os.getpid()}_{w}.npy")
+             for w in ("np", "xa")]
+    for p in paths:
+        np.save(p, a)
+        atexit.register(lambda p=p: os.path.exists(p) and os.unlink(p))
+    return [
+        ("io_save", "save 256 MB f32 .npy", lambda: np.save(paths[0], a),
+         lambda: xa.save(paths[1], xt), best, a.nbytes),
+        ("io_load", "load 256 MB f32 .npy", lambda: np.load(paths[0]),
+         lambda: xa.load(paths[1]), best, a.nbytes),
+    ]
+
+
+def fft_rows(t, jx):
+    """Issue 18's FFTs (goals: fft of 2^22 c64 and rfft of 2^23 f32 at least 1.5x NumPy;
+    fft2 of 2048^2 c64 at least 1.5x NumPy and 1.0x scipy.fft.fft2 with workers=2)
+    against NumPy, scipy.fft (workers=2), torch.fft and jax.jit."""
+    rng = np.random.default_rng(18)
+    c1 = (rng.standard_normal(1 << 22) + 1j * rng.standard_normal(1 << 22)).astype(np.complex64)
+    r1 = rng.standard_normal(1 << 23).astype(np.float32)
+    c2 = (rng.standard_normal((2048, 2048)) +
+          1j * rng.standard_normal((2048, 2048))).astype(np.complex64)
+    xc1, xr1, xc2 = (xa.asarray(v, copy=True) for v in (c1, r1, c2))
+    if scipy_fft is not None:
+        SCIPY.update({"fft_c64": lambda: scipy_fft.fft(c1, workers=2),
+                      "fft_rfft_f32": lambda: scipy_fft.rfft(r1, workers=2),
+                      "fft_fft2_c64": lambda: scipy_fft.fft2(c2, workers=2)})
+    if torch is not None:
+        tc1, tr1, tc2 = (torch.from_numpy(v) for v in (c1, r1, c2))
+        t.update({"fft_c64": lambda: torch.fft.fft(tc1),
+                  "fft_rfft_f32": lambda: torch.fft.rfft(tr1),
+                  "fft_fft2_c64": lambda: torch.fft.fft2(tc2)})
+    if jax is not None:
+        jc1, jr1, jc2 = (jnp.asarray(v) for v in (c1, r1, c2))
+        jf, jr, j2 = jax.jit(jnp.fft.fft), jax.jit(jnp.fft.rfft), jax.jit(jnp.fft.fft2)
+        jx.update({"fft_c64": lambda: jf(jc1).block_until_ready(),
+                   "fft_rfft_f32": lambda: jr(jr1).block_until_ready(),
+                   "fft_fft2_c64": lambda: j2(jc2).block_until_ready()})
+    return [
+        ("fft_c64", "fft 2^22 c64", lambda: np.fft.fft(c1), lambda: xa.fft.fft(xc1), best,
+         2 * c1.nbytes),
+        ("fft_rfft_f32", "rfft 2^23 f32", lambda: np.fft.rfft(r1), lambda: xa.fft.rfft(xr1),
+         best, 3 * r1.nbytes),
+        ("fft_fft2_c64", "fft2 2048^2 c64", lambda: np.fft.fft2(c2),
+         lambda: xa.fft.fft2(xc2), best, 2 * c2.nbytes),
+    ]
+
+
+def random_rows(t, jx):
+    """Issue 18's random numbers (goal: random and standard_normal of 16M f32 and f64 at
+    least 2x NumPy's default_rng) and the per-element samplers, against NumPy's
+    default_rng (PCG64), torch's CPU generator and jax.random under jax.jit."""
+    n = 16 * 1024 * 1024
+    g, xg = np.random.default_rng(1), xa.random.default_rng(1)
+    rows = []
+    for fn, tfn, jfn in (("random", "rand", "uniform"), ("standard_normal", "randn", "normal")):
+        for dt in (np.float32, np.float64):
+            key = f"random_{fn}_{np.dtype(dt).name}"
+            rows.append((key, f"{fn} 16M {np.dtype(dt).name}",
+                         lambda fn=fn, dt=dt: getattr(g, fn)(n, dtype=dt),
+                         lambda fn=fn, dt=dt: getattr(xg, fn)(n, dtype=dt), best,
+                         n * np.dtype(dt).itemsize))
+            if torch is not None:
+                tdt = getattr(torch, np.dtype(dt).name)
+                t[key] = lambda tfn=tfn, tdt=tdt: getattr(torch, tfn)(n, dtype=tdt)
+            if jax is not None:
+                jf = jax.jit(lambda k, jfn=jfn, dt=dt: getattr(jax.random, jfn)(
+                    k, (n,), dtype=dt))
+                jk = jax.random.key(1)
+                jx[key] = lambda jf=jf, jk=jk: jf(jk).block_until_ready()
+    rows += [
+        ("random_integers", "integers [0, 1000) 16M int64", lambda: g.integers(0, 1000, n),
+         lambda: xg.integers(0, 1000, n), best, 8 * n),
+        ("random_poisson", "poisson lam=5 1M", lambda: g.poisson(5.0, n // 16),
+         lambda: xg.poisson(5.0, n // 16), best, None),
+        ("random_gamma", "gamma shape=2.5 1M", lambda: g.gamma(2.5, size=n // 16),
+         lambda: xg.gamma(2.5, size=n // 16), best, None),
+        ("random_permutation", "permutation 1M", lambda: g.permutation(n // 16),
+         lambda: xg.permutation(n // 16), best, None),
+    ]
     return rows
 
 

@@ -1484,6 +1484,7 @@ import fuzz_contraction  # noqa: E402,F401
 import fuzz_everyday  # noqa: E402,F401  (issue 14's everyday functions)
 import fuzz_convolution  # noqa: E402,F401  (issue 15: convolutions)
 import fuzz_sorting  # noqa: E402,F401  (issue 16: sorting)
+import fuzz_fft  # noqa: E402,F401  (issue 18: lax.fft)
 
 NOT_FUZZED.update({
     f"lax.{n}": "a collective needs several replica processes: every op, dtype and replica "
@@ -1492,3 +1493,8 @@ NOT_FUZZED.update({
     for n in ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "psum_scatter",
               "ppermute", "axis_index", "replica_id", "all_reduce", "reduce_scatter",
               "collective_permute", "cross_replica_sum", "send", "recv", "after_all")})
+NOT_FUZZED.update({f"xa.{n}": "file I/O: tests/test_io.py" for n in (
+    "save", "load", "savez", "savez_compressed", "fromfile", "loadtxt", "savetxt")})
+NOT_FUZZED.update({f"lax.{n}": "random draws: tests/test_random.py (known-answer vectors, "
+                   "distribution tests, bad arguments)" for n in (
+    "rng_bit_generator", "rng_uniform", "rng_normal")})

@@ -87,6 +87,8 @@ FAMILIES = {
         xa.lax.select_and_scatter_add(a[::2, ::2], a, xa.lax.ge, (2, 2), (2, 2),
                                       ((0, 0), (0, 0))),
         xa.convolve(a[0], b[0, :3])),
+    "fft (ducc0)": lambda: (xa.fft.fft(a, n=12), xa.fft.irfft2(xa.fft.rfft2(a[::-1])),
+                            xa.lax.fft(a.astype(xa.complex64), "IFFT", (8,))),
 }
 
 

@@ -161,9 +161,9 @@ def test_foreign_types_are_not_claimed():
 
 def _numpy_functions_xarr_implements():
     """(name, NumPy callable, xarr namespace) for every NumPy ufunc / array function of
-    the same name in xarr or xarr.linalg."""
+    the same name in xarr, xarr.linalg or xarr.fft."""
     out = []
-    for np_ns, xa_ns in ((np, xa), (np.linalg, xa.linalg)):
+    for np_ns, xa_ns in ((np, xa), (np.linalg, xa.linalg), (np.fft, xa.fft)):
         for name in dir(xa_ns):
             f = getattr(np_ns, name, None)
             if name.startswith("_") or f is None:

@@ -30,6 +30,8 @@ from xarr._graph.jit import clear_caches, jit
 from xarr._graph.lazy import eval, lazy  # noqa: A004
 from xarr import lax
 from xarr import linalg
+from xarr import random
+from xarr import fft
 from xarr import distributed
 from xarr._numpy.ufuncs import *  # noqa: F401,F403  (every NumPy elementwise function)
 from xarr._numpy.ufuncs import clip, round, where  # noqa: A004
@@ -71,6 +73,8 @@ from xarr._numpy.statistics import (bincount, digitize, histogram, histogram2d, 
                                     nanmedian, percentile, quantile)
 from xarr._numpy.nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
+from xarr._numpy.io import (NpzFile, fromfile, load, loadtxt, save, savetxt, savez,
+                           savez_compressed)
 
 ndarray = Tensor
 bool = bool_  # noqa: A001  (Array API spelling)

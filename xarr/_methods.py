@@ -140,6 +140,12 @@ def to_device(self, device, /, *, stream=None):
     return self
 
 
+def tofile(self, fid, sep="", format="%s"):  # noqa: A002  (NumPy's name)
+    """Writes the values to a file, raw bytes or text, in C order (NumPy's ndarray.tofile;
+    xarr/_numpy/io.py)."""
+    return api.tofile(self, fid, sep, format)
+
+
 def fill(self, value):
     """Sets every element to ``value`` (in place)."""
     self[...] = value
@@ -175,7 +181,7 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
 NAMES = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "any", "all",
          "cumsum", "cumprod", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round",
          "nonzero", "repeat", "take", "conj", "searchsorted", "sort", "argsort", "at",
-         "to_device",
+         "to_device", "tofile",
          "fill", "dot",
          "trace", "diagonal")
 MATMUL_OPERATORS = ("__matmul__", "__rmatmul__", "__imatmul__")

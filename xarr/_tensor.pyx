@@ -174,6 +174,7 @@ cdef class Tensor(TensorOperators):
     argsort = _methods.argsort
     at = _methods.at
     to_device = _methods.to_device
+    tofile = _methods.tofile
     fill = _methods.fill
     dot = _methods.dot
     trace = _methods.trace

@@ -17,9 +17,12 @@ from xarr._ops.collectives import (Token, after_all, all_gather, all_reduce, all
                                    pmean, pmin, ppermute, psum, psum_scatter, recv,
                                    reduce_scatter, replica_id, send)
 from xarr._ops.contraction import Precision, dot, dot_general
+from xarr._ops.fft import FftType, fft
 from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                    conv_general_dilated, conv_transpose,
                                    conv_with_general_padding, padtype_to_pads)
+from xarr._ops.random import (RandomAlgorithm, rng_bit_generator, rng_normal,
+                              rng_uniform)
 from xarr._ops.normalization import (batch_norm_grad, batch_norm_inference,
                                      batch_norm_training)
 from xarr._ops.window import reduce_window, select_and_scatter, select_and_scatter_add
@@ -84,6 +87,8 @@ __all__ += ["reshape", "collapse", "transpose", "rev", "slice", "dynamic_slice",
 __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 __all__ += ["dot", "dot_general", "Precision"]
+__all__ += ["rng_bit_generator", "rng_uniform", "rng_normal", "RandomAlgorithm"]
+__all__ += ["fft", "FftType"]
 __all__ += ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
             "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]
 __all__ += ["reduce_window", "select_and_scatter", "select_and_scatter_add",

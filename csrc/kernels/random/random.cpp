@@ -1,0 +1,275 @@
+// The random family's driver (random.h): splits whole tiles over threads, finishes a partial
+// last tile through a local buffer, and runs the per-element samplers (integers, Poisson,
+// binomial, gamma), each element on its own stream so results depend on neither the thread
+// count nor the order elements are drawn in.
+#include "kernels/random/random.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/threading.h"
+#include "kernels/random/random_blocks.h"
+
+namespace xarr {
+
+namespace {
+
+const RngTable& rng_table() {
+  static const KernelTables<RngTable> t(XARR_ISA_FILLS(RngTable, fill_rng));
+  return t.active();
+}
+
+bool valid_kind(int kind) { return kind >= 0 && kind < kNumRngKinds; }
+bool valid_algorithm(int alg) { return alg == kPhilox4x32 || alg == kThreeFry2x32; }
+
+// The words of element i's own stream (random.h, "Per-element samplers"), in order.
+class ElementWords {
+ public:
+  ElementWords(const RngStream& s, uint64_t i) : s_(s), i_(i) {}
+
+  uint32_t next() {
+    if (used_ == have_) refill();
+    return words_[used_++];
+  }
+  uint64_t next64() {
+    const uint64_t lo = next();
+    return lo | (static_cast<uint64_t>(next()) << 32);
+  }
+  // Uniform in (0, 1): (m + 1/2) 2^-53 for 53 random bits m, never 0 or 1 (safe for log).
+  double open01() { return (static_cast<double>(next64() >> 11) + 0.5) * 0x1p-53; }
+  // A standard normal (Box-Muller, the cosine branch; one pair of uniforms per value).
+  double normal() {
+    const double r = std::sqrt(-2.0 * std::log(open01()));
+    return r * std::cos(6.28318530717958647692 * open01());
+  }
+
+ private:
+  void refill() {
+    if (s_.algorithm == kThreeFry2x32) {
+      uint32_t k0 = s_.key[0], k1 = s_.key[1];
+      if (block_ > 0) {   // key j = threefry({j, 0x243f6a88}, key)
+        uint32_t x0 = static_cast<uint32_t>(block_), x1 = 0x243f6a88u;
+        rng_blocks::threefry(x0, x1, s_.key[0], s_.key[1]);
+        k0 = x0;
+        k1 = x1;
+      }
+      const uint64_t c = s_.counter[0] + i_;
+      words_[0] = static_cast<uint32_t>(c);
+      words_[1] = static_cast<uint32_t>(c >> 32);
+      rng_blocks::threefry(words_[0], words_[1], k0, k1);
+      have_ = 2;
+    } else {
+      const uint64_t lo = s_.counter[0] + i_, hi = s_.counter[1] + block_;
+      words_[0] = static_cast<uint32_t>(lo);
+      words_[1] = static_cast<uint32_t>(lo >> 32);
+      words_[2] = static_cast<uint32_t>(hi);
+      words_[3] = static_cast<uint32_t>(hi >> 32);
+      rng_blocks::philox(words_[0], words_[1], words_[2], words_[3], s_.key[0], s_.key[1]);
+      have_ = 4;
+    }
+    ++block_;
+    used_ = 0;
+  }
+
+  const RngStream& s_;
+  uint64_t i_;
+  uint64_t block_ = 0;
+  uint32_t words_[4] = {};
+  int have_ = 0, used_ = 0;
+};
+
+// U[0, range] (inclusive) by Lemire's multiply-and-reject: 32-bit words for ranges below
+// 2^32, 64-bit ones (a 128-bit product) above.
+uint64_t bounded(ElementWords& w, uint64_t range) {
+  if (range == 0) return 0;
+  if (range == UINT64_MAX) return w.next64();
+  const uint64_t span = range + 1;
+  if (span <= (uint64_t{1} << 32)) {
+    uint64_t m = static_cast<uint64_t>(w.next()) * span;
+    if (static_cast<uint32_t>(m) < span) {
+      const uint64_t floor = ((uint64_t{1} << 32) - span) % span;
+      while (static_cast<uint32_t>(m) < floor) m = static_cast<uint64_t>(w.next()) * span;
+    }
+    return m >> 32;
+  }
+  unsigned __int128 m = static_cast<unsigned __int128>(w.next64()) * span;
+  if (static_cast<uint64_t>(m) < span) {
+    const uint64_t floor = (0 - span) % span;
+    while (static_cast<uint64_t>(m) < floor)
+      m = static_cast<unsigned __int128>(w.next64()) * span;
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+// Poisson: products of uniforms below lambda 10; above, Hormann's transformed rejection
+// with squeeze (PTRS, "The transformed rejection method for generating Poisson random
+// variables", 1993).
+int64_t poisson(ElementWords& w, double lam) {
+  if (lam <= 0) return 0;
+  if (lam < 10) {
+    const double limit = std::exp(-lam);
+    double prod = w.open01();
+    int64_t k = 0;
+    while (prod > limit) {
+      prod *= w.open01();
+      ++k;
+    }
+    return k;
+  }
+  const double slam = std::sqrt(lam), loglam = std::log(lam);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (;;) {
+    const double u = w.open01() - 0.5, v = w.open01();
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
+        -lam + k * loglam - std::lgamma(k + 1))
+      return static_cast<int64_t>(k);
+  }
+}
+
+// Binomial(n, p) for p <= 1/2: inversion while n p < 10, else Hormann's BTRS ("The
+// generation of binomial random variates", 1993). The caller mirrors p > 1/2.
+int64_t binomial_low(ElementWords& w, int64_t n, double p) {
+  const double q = 1 - p;
+  if (n * p < 10) {
+    const double s = p / q, a = (n + 1) * s;
+    for (;;) {   // restart on the (rare) run past n from rounding
+      double r = std::pow(q, static_cast<double>(n)), u = w.open01();
+      int64_t x = 0;
+      while (u > r && x <= n) {
+        u -= r;
+        ++x;
+        r *= a / static_cast<double>(x) - s;
+      }
+      if (x <= n) return x;
+    }
+  }
+  const double spq = std::sqrt(n * p * q), b = 1.15 + 2.53 * spq;
+  const double a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, vr = 0.92 - 4.2 / b;
+  const double alpha = (2.83 + 5.1 / b) * spq, lpq = std::log(p / q);
+  const double m = std::floor((n + 1) * p);
+  const double h = std::lgamma(m + 1) + std::lgamma(n - m + 1);
+  for (;;) {
+    const double u = w.open01() - 0.5;
+    double v = w.open01();
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + c);
+    if (k < 0 || k > n) continue;
+    if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
+    v = std::log(v * alpha / (a / (us * us) + b));
+    if (v <= h - std::lgamma(k + 1) - std::lgamma(n - k + 1) + (k - m) * lpq)
+      return static_cast<int64_t>(k);
+  }
+}
+
+int64_t binomial(ElementWords& w, int64_t n, double p) {
+  if (n <= 0 || p <= 0) return 0;
+  if (p >= 1) return n;
+  return p > 0.5 ? n - binomial_low(w, n, 1 - p) : binomial_low(w, n, p);
+}
+
+// Gamma(shape, 1): Marsaglia and Tsang's squeeze ("A simple method for generating gamma
+// variables", 2000); shape < 1 through Gamma(shape + 1) U^(1 / shape).
+double gamma(ElementWords& w, double shape) {
+  if (shape <= 0) return 0;
+  const double boost = shape < 1 ? std::pow(w.open01(), 1 / shape) : 1.0;
+  const double d = (shape < 1 ? shape + 1 : shape) - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    const double x = w.normal();
+    double v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    const double u = w.open01();
+    if (u < 1 - 0.0331 * (x * x) * (x * x) ||
+        std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v)))
+      return d * v * boost;
+  }
+}
+
+}  // namespace
+
+void philox4x32_10(const uint32_t c[4], const uint32_t k[2], uint32_t out[4]) {
+  uint32_t x[4] = {c[0], c[1], c[2], c[3]};
+  rng_blocks::philox(x[0], x[1], x[2], x[3], k[0], k[1]);
+  std::memcpy(out, x, sizeof(x));
+}
+
+void threefry2x32_20(const uint32_t c[2], const uint32_t k[2], uint32_t out[2]) {
+  uint32_t x0 = c[0], x1 = c[1];
+  rng_blocks::threefry(x0, x1, k[0], k[1]);
+  out[0] = x0;
+  out[1] = x1;
+}
+
+int rng_per_tile(int kind) {
+  return kind == kBits64 || kind == kUniformF64 || kind == kNormalF64 ? kRngTileWords / 2
+                                                                      : kRngTileWords;
+}
+
+int64_t rng_blocks_used(int algorithm, int kind, int64_t n) {
+  const int64_t per = rng_per_tile(kind);
+  const int64_t tiles = (n + per - 1) / per;
+  return tiles * (algorithm == kThreeFry2x32 ? 32 : 16);
+}
+
+int rng_fill(const RngStream& s, int kind, int64_t n, void* out, double a, double b) {
+  if (!valid_kind(kind) || !valid_algorithm(s.algorithm)) return 1;
+  if (n <= 0) return 0;
+  const RngTable& t = rng_table();
+  const int64_t per = rng_per_tile(kind);
+  const int64_t bytes = kRngTileWords * 4;   // of every kind's tile
+  const int64_t whole = n / per, rest = n % per;
+  const int nt = n < kParallelMinElements ? 1 : get_num_threads();
+  char* o = static_cast<char*>(out);
+  split_items(nt, whole, [&](int64_t q0, int64_t q1) {
+    t.tiles(s, kind, q0, q1, o + q0 * bytes, a, b);
+  });
+  if (rest) {
+    alignas(64) char last[kRngTileWords * 4];
+    t.tiles(s, kind, whole, whole + 1, last, a, b);
+    std::memcpy(o + whole * bytes, last, static_cast<size_t>(rest * (bytes / per)));
+  }
+  return 0;
+}
+
+int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
+                 const uint64_t* range, int64_t rs, int64_t* out) {
+  if (!valid_algorithm(s.algorithm)) return 1;
+  const int nt = n < kParallelMinElements / 4 ? 1 : get_num_threads();
+  parallel_for(nt, n, [&](int64_t i) {
+    ElementWords w(s, static_cast<uint64_t>(i));
+    const uint64_t v = bounded(w, range[i * rs]);
+    out[i] = static_cast<int64_t>(static_cast<uint64_t>(low[i * ls]) + v);   // wraps
+  });
+  return 0;
+}
+
+int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
+               const double* p1, int64_t s1, void* out) {
+  if (!valid_algorithm(s.algorithm) || sampler < 0 || sampler >= kNumRngSamplers) return 1;
+  for (int64_t i = 0; i < n; ++i) {   // a NaN or infinite parameter would never accept
+    const double x = p0[i * s0];
+    if (!(x >= 0 && x <= 1e18)) return 2;
+    if (sampler == kSampleBinomial && !(p1[i * s1] >= 0 && p1[i * s1] <= 1)) return 2;
+  }
+  const int nt = n < 4096 ? 1 : get_num_threads();
+  int64_t* oi = static_cast<int64_t*>(out);
+  double* od = static_cast<double*>(out);
+  parallel_for(nt, n, [&](int64_t i) {
+    ElementWords w(s, static_cast<uint64_t>(i));
+    const double x = p0[i * s0];
+    if (sampler == kSamplePoisson)
+      oi[i] = poisson(w, x);
+    else if (sampler == kSampleBinomial)
+      oi[i] = binomial(w, static_cast<int64_t>(x), p1[i * s1]);
+    else
+      od[i] = gamma(w, x);
+  });
+  return 0;
+}
+
+}  // namespace xarr

@@ -1,0 +1,155 @@
+// The random family's tile kernels (random.h), one copy per ISA: included by random_ref.cpp,
+// random_avx2.cpp and random_avx512.cpp with XARR_ISA_NS set. A tile is 16 lanes of blocks
+// computed in one simd loop (16 Philox or 2 x 16 ThreeFry blocks), then read as the kind
+// asks; every kind writes whole tiles straight into the output.
+#pragma once
+
+#ifndef XARR_ISA_NS
+#error "define XARR_ISA_NS before including random_kernels.h"
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/elementwise/vmath.h"
+#include "kernels/random/random.h"
+#include "kernels/random/random_blocks.h"
+
+namespace xarr {
+namespace XARR_ISA_NS {
+namespace rng_detail {
+
+constexpr int kLanes = 16;
+typedef uint32_t Tile[4][kLanes];
+
+// Tile q of the stream (rows as random.h says).
+inline void philox_tile(const RngStream& s, int64_t q, Tile t) {
+  const uint64_t step = static_cast<uint64_t>(q) * kLanes;
+  const uint64_t lo0 = s.counter[0] + step;
+  const uint64_t hi0 = s.counter[1] + (lo0 < step ? 1 : 0);
+  const uint32_t k0 = s.key[0], k1 = s.key[1];
+#pragma omp simd
+  for (int l = 0; l < kLanes; ++l) {
+    const uint64_t lo = lo0 + static_cast<uint64_t>(l);
+    const uint64_t hi = hi0 + (lo < lo0 ? 1 : 0);
+    uint32_t c0 = static_cast<uint32_t>(lo), c1 = static_cast<uint32_t>(lo >> 32);
+    uint32_t c2 = static_cast<uint32_t>(hi), c3 = static_cast<uint32_t>(hi >> 32);
+    rng_blocks::philox(c0, c1, c2, c3, k0, k1);
+    t[0][l] = c0;
+    t[1][l] = c1;
+    t[2][l] = c2;
+    t[3][l] = c3;
+  }
+}
+
+inline void threefry_tile(const RngStream& s, int64_t q, Tile t) {
+  const uint64_t first = s.counter[0] + static_cast<uint64_t>(q) * 2 * kLanes;
+  const uint32_t k0 = s.key[0], k1 = s.key[1];
+  for (int h = 0; h < 2; ++h) {
+#pragma omp simd
+    for (int l = 0; l < kLanes; ++l) {
+      const uint64_t c = first + static_cast<uint64_t>(h * kLanes + l);
+      uint32_t x0 = static_cast<uint32_t>(c), x1 = static_cast<uint32_t>(c >> 32);
+      rng_blocks::threefry(x0, x1, k0, k1);
+      t[2 * h][l] = x0;
+      t[2 * h + 1][l] = x1;
+    }
+  }
+}
+
+inline void make_tile(const RngStream& s, int64_t q, Tile t) {
+  if (s.algorithm == kThreeFry2x32)
+    threefry_tile(s, q, t);
+  else
+    philox_tile(s, q, t);
+}
+
+inline uint64_t join(uint32_t lo, uint32_t hi) { return lo | (static_cast<uint64_t>(hi) << 32); }
+
+// One tile of kind into out (rng_per_tile(kind) elements).
+inline void emit(const Tile t, int kind, void* out, double a, double b) {
+  switch (kind) {
+    case kBits32:
+      std::memcpy(out, t, sizeof(Tile));
+      return;
+    case kBits64: {
+      uint64_t* o = static_cast<uint64_t*>(out);
+      for (int p = 0; p < 2; ++p) {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) o[p * kLanes + l] = join(t[2 * p][l], t[2 * p + 1][l]);
+      }
+      return;
+    }
+    case kUniformF32: {
+      float* o = static_cast<float*>(out);
+      const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+      for (int r = 0; r < 4; ++r) {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l)
+          o[r * kLanes + l] = fa + fb * (static_cast<float>(t[r][l] >> 8) * 0x1p-24f);
+      }
+      return;
+    }
+    case kUniformF64: {
+      double* o = static_cast<double*>(out);
+      for (int p = 0; p < 2; ++p) {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          const int64_t m = static_cast<int64_t>(join(t[2 * p][l], t[2 * p + 1][l]) >> 11);
+          o[p * kLanes + l] = a + b * (static_cast<double>(m) * 0x1p-53);
+        }
+      }
+      return;
+    }
+    case kNormalF32: {
+      // u1 = (w + 1/2) 2^-32 in (0, 1] from rows 0-1, the angle from rows 2-3
+      float* o = static_cast<float*>(out);
+      const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+      const uint32_t* w1 = &t[0][0];
+      const uint32_t* w2 = &t[2][0];
+#pragma omp simd
+      for (int e = 0; e < 2 * kLanes; ++e) {
+        const float u1 = (static_cast<float>(w1[e]) + 0.5f) * 0x1p-32f;
+        const float r = std::sqrt(-2.0f * vmath::log(u1));
+        const float theta =
+            6.28318530717958647692f * (static_cast<float>(w2[e] >> 8) * 0x1p-24f);
+        o[e] = fa + fb * (r * vmath::cos(theta));
+        o[2 * kLanes + e] = fa + fb * (r * vmath::sin(theta));
+      }
+      return;
+    }
+    case kNormalF64: {
+      double* o = static_cast<double*>(out);
+#pragma omp simd
+      for (int l = 0; l < kLanes; ++l) {
+        const int64_t m1 = static_cast<int64_t>(join(t[0][l], t[1][l]) >> 11);
+        const int64_t m2 = static_cast<int64_t>(join(t[2][l], t[3][l]) >> 11);
+        const double u1 = (static_cast<double>(m1) + 0.5) * 0x1p-53;
+        const double r = std::sqrt(-2.0 * vmath::log(u1));
+        const double theta = 6.28318530717958647692 * (static_cast<double>(m2) * 0x1p-53);
+        o[l] = a + b * (r * vmath::cos(theta));
+        o[kLanes + l] = a + b * (r * vmath::sin(theta));
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+inline void tiles(const RngStream& s, int kind, int64_t q0, int64_t q1, void* out, double a,
+                  double b) {
+  const int64_t bytes = static_cast<int64_t>(sizeof(Tile));   // every kind: 256 bytes a tile
+  char* o = static_cast<char*>(out);
+  alignas(64) Tile t;
+  for (int64_t q = q0; q < q1; ++q, o += bytes) {
+    make_tile(s, q, t);
+    emit(t, kind, o, a, b);
+  }
+}
+
+inline void fill_table(RngTable* table) { table->tiles = &tiles; }
+
+}  // namespace rng_detail
+}  // namespace XARR_ISA_NS
+}  // namespace xarr
