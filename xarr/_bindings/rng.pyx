@@ -78,42 +78,63 @@ def fill(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter
     return rng_blocks_used(s.algorithm, k, out._size)
 
 
+cdef const char* _param(object x, str dtype, Tensor out, str what, int64_t* step,
+                        char* scalar) except NULL:
+    """A parameter's elements: a Python scalar into ``scalar`` (step 0), or a contiguous
+    tensor of dtype with one element (step 0) or out's size (step 1)."""
+    cdef Tensor t
+    if isinstance(x, Tensor):
+        t = x
+        _check_out(t, dtype, what)
+        if t._size not in (1, out._size):
+            raise ValueError(f"random.{what}: parameters must have one element or out's size")
+        step[0] = 0 if t._size == 1 else 1
+        return t._data
+    step[0] = 0
+    if dtype == "int64":
+        (<int64_t*> scalar)[0] = x
+    elif dtype == "uint64":
+        (<uint64_t*> scalar)[0] = x
+    else:
+        (<double*> scalar)[0] = x
+    return scalar
+
+
 def integers(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter,
-             Tensor low, Tensor span):
-    """out (int64) = low + U[0, span] (span inclusive, uint64), low / span contiguous int64 /
-    uint64 of out's size or of one element. Returns the blocks consumed (out's size)."""
+             low, span):
+    """out (int64) = low + U[0, span] (span inclusive), low an int64 and span a uint64:
+    Python ints, or contiguous tensors of one element or out's size. Returns the blocks
+    consumed (out's size)."""
     cdef RngStream s = _stream(algorithm, key0, key1, counter)
     _check_out(out, "int64", "integers")
-    _check_out(low, "int64", "integers")
-    _check_out(span, "uint64", "integers")
-    if low._size not in (1, out._size) or span._size not in (1, out._size):
-        raise ValueError("random.integers: low and span must have one element or out's size")
-    cdef int64_t ls = 0 if low._size == 1 else 1
-    cdef int64_t rs = 0 if span._size == 1 else 1
+    cdef int64_t ls, rs
+    cdef int64_t lo_scalar
+    cdef uint64_t span_scalar
+    cdef const char* lo = _param(low, "int64", out, "integers", &ls, <char*> &lo_scalar)
+    cdef const char* sp = _param(span, "uint64", out, "integers", &rs, <char*> &span_scalar)
     with nogil:
-        rng_integers(s, out._size, <const int64_t*> low._data, ls,
-                     <const uint64_t*> span._data, rs, <int64_t*> out._data)
+        rng_integers(s, out._size, <const int64_t*> lo, ls, <const uint64_t*> sp, rs,
+                     <int64_t*> out._data)
     return out._size
 
 
 def sample(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter,
-           str sampler, Tensor p0, Tensor p1):
-    """out = the sampler's draws with parameters p0 (and p1), contiguous float64 of out's
-    size or of one element. Returns the blocks consumed (out's size)."""
+           str sampler, p0, p1):
+    """out = the sampler's draws with parameters p0 (and p1): Python floats, or contiguous
+    float64 tensors of one element or out's size. Returns the blocks consumed (out's
+    size)."""
     cdef RngStream s = _stream(algorithm, key0, key1, counter)
     code, dtype = SAMPLERS[sampler]
     _check_out(out, dtype, sampler)
-    _check_out(p0, "float64", sampler)
-    _check_out(p1, "float64", sampler)
-    if p0._size not in (1, out._size) or p1._size not in (1, out._size):
-        raise ValueError(f"random.{sampler}: parameters must have one element or out's size")
-    cdef int64_t s0 = 0 if p0._size == 1 else 1
-    cdef int64_t s1 = 0 if p1._size == 1 else 1
+    cdef int64_t s0, s1
+    cdef double a_scalar, b_scalar
+    cdef const char* a = _param(p0, "float64", out, sampler, &s0, <char*> &a_scalar)
+    cdef const char* b = _param(p1, "float64", out, sampler, &s1, <char*> &b_scalar)
     cdef int c = code
     cdef int rc
     with nogil:
-        rc = rng_sample(s, c, out._size, <const double*> p0._data, s0,
-                        <const double*> p1._data, s1, out._data)
+        rc = rng_sample(s, c, out._size, <const double*> a, s0, <const double*> b, s1,
+                        out._data)
     if rc:
         raise ValueError(f"random.{sampler}: a parameter is out of range (NaN, negative or "
                          f"too large)")

@@ -114,6 +114,8 @@ class ThreeFry(BitGenerator):
 
 
 def _shape(size):
+    if type(size) is int and size >= 0:     # the common case first: one call, no loop
+        return (size,)
     if isinstance(size, (tuple, list)):
         shape = tuple(operator.index(d) for d in size)
     else:
@@ -124,7 +126,7 @@ def _shape(size):
 
 
 def _scalar(x):
-    return isinstance(x, (int, float, np.integer, np.floating)) or \
+    return type(x) in (int, float) or isinstance(x, (np.integer, np.floating)) or \
         (isinstance(x, (np.ndarray, Tensor)) and x.ndim == 0)
 
 
@@ -144,11 +146,18 @@ def _check(ok, message):
         raise ValueError(message)
 
 
+_FLOAT_KINDS = {np.float64: "64", np.float32: "32"}
+
+
 def _float_dtype(dtype, fn):
-    dt = as_dtype(dtype)
-    if dt not in (np.float32, np.float64):
-        raise TypeError(f"random.{fn}: Unsupported dtype {dt} (float32 or float64)")
-    return dt
+    """'64' or '32': the kind suffix of a float64 / float32 dtype; TypeError otherwise."""
+    bits = _FLOAT_KINDS.get(dtype)
+    if bits is None:
+        dt = as_dtype(dtype)
+        if dt not in (np.float32, np.float64):
+            raise TypeError(f"random.{fn}: Unsupported dtype {dt} (float32 or float64)")
+        bits = "64" if dt == np.float64 else "32"
+    return bits
 
 
 class Generator:
@@ -170,29 +179,26 @@ class Generator:
     # -------------------------------------------------------------------- the draws
     def _run(self, draw, *args):
         """draw(stream, *args) -> (tensor, blocks used); the stream advanced."""
-        out, used = draw(self._bg._stream, *args)
-        self._bg._stream = self._bg._stream.advanced(used)
+        bg = self._bg
+        out, used = draw(bg._stream, *args)
+        bg._stream = bg._stream.advanced(used)
         return out
 
     def _fill(self, kind, size, a=0.0, b=1.0, out=None):
-        shape = () if size is None else _shape(size)
         if out is not None:
-            shape = tuple(out.shape)
-        t = self._run(_rng.fill, kind, shape, a, b)
-        if out is not None:
-            out[...] = t
+            out[...] = self._run(_rng.fill, kind, tuple(out.shape), a, b)
             return out
-        return t[()] if size is None else t
+        if size is None:
+            return self._run(_rng.fill, kind, (), a, b)[()]
+        return self._run(_rng.fill, kind, _shape(size), a, b)
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats uniform in [0, 1)."""
-        dt = _float_dtype(dtype, "random")
-        return self._fill("uniform64" if dt == np.float64 else "uniform32", size, out=out)
+        return self._fill("uniform" + _float_dtype(dtype, "random"), size, out=out)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal floats."""
-        dt = _float_dtype(dtype, "standard_normal")
-        return self._fill("normal64" if dt == np.float64 else "normal32", size, out=out)
+        return self._fill("normal" + _float_dtype(dtype, "standard_normal"), size, out=out)
 
     def uniform(self, low=0.0, high=1.0, size=None):
         """Floats uniform in [low, high) (float64); low / high broadcast."""
@@ -207,9 +213,10 @@ class Generator:
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal floats N(loc, scale) (float64); loc / scale broadcast."""
-        _check(not np.any(_np(scale) < 0), "random.normal: scale < 0")
         if _scalar(loc) and _scalar(scale):
+            _check(not scale < 0, "random.normal: scale < 0")
             return self._fill("normal64", size, float(loc), float(scale))
+        _check(not np.any(_np(scale) < 0), "random.normal: scale < 0")
         shape = _params_shape(size, loc, scale)
         return asarray(_np(loc)) + asarray(_np(scale)) * self.standard_normal(shape)
 
@@ -234,6 +241,11 @@ class Generator:
         """Integers in [low, high) ([low, high] with endpoint=True) of ``dtype``."""
         if high is None:
             low, high = 0, low
+        if dtype is np.int64 and not endpoint and type(low) is int and type(high) is int \
+                and -(1 << 63) <= low < high <= (1 << 63):
+            t = self._run(_rng.integers, () if size is None else _shape(size), low,
+                          high - low - 1)
+            return t[()] if size is None else t
         dt = as_dtype(dtype)
         if dt.kind not in "iub":
             raise TypeError(f"random.integers: Unsupported dtype {dt} for integers")
@@ -258,12 +270,14 @@ class Generator:
         return t[()] if size is None and not shape else t
 
     def _sampler(self, sampler, size, p0, p1=0.0):
-        shape = _params_shape(size, p0, p1)
+        shape = _shape(size) if size is not None else _params_shape(size, p0, p1)
         t = self._run(_rng.sample, sampler, shape, p0, p1)
         return t[()] if size is None and not shape else t
 
     def poisson(self, lam=1.0, size=None):
         """Poisson counts (int64) of mean ``lam``."""
+        if type(lam) is float and 0 <= lam <= 1e18:
+            return self._sampler("poisson", size, lam)
         lam_ = _np(lam)
         _check(not np.any(np.isnan(lam_) | (lam_ < 0)), "random.poisson: lam < 0, lam is NaN")
         _check(not np.any(lam_ > 1e18), "random.poisson: lam value too large (above 1e18)")
@@ -283,9 +297,8 @@ class Generator:
         k = _np(shape)
         _check(not np.any(np.isnan(k) | (k < 0)), "random.standard_gamma: shape < 0")
         g = self._sampler("gamma", size, shape)
-        dt = _float_dtype(dtype, "standard_gamma")
-        if dt != np.float64:
-            g = g.astype(dt) if isinstance(g, Tensor) else dt.type(g)
+        if _float_dtype(dtype, "standard_gamma") == "32":
+            g = g.astype(np.float32) if isinstance(g, Tensor) else np.float32(g)
         if out is not None:
             out[...] = g
             return out

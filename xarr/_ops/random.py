@@ -22,7 +22,7 @@ passes never merge or drop) draws new numbers from one process-wide Philox strea
 
 import enum
 import operator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,10 +53,10 @@ _ALGORITHM_NAMES = {RandomAlgorithm.RNG_DEFAULT: "philox",
                     RandomAlgorithm.RNG_PHILOX: "philox"}
 
 
-@dataclass(frozen=True)
-class Stream:
+class Stream(NamedTuple):
     """A counter-based stream: ``algorithm`` 'philox' or 'threefry', a 64-bit key as two
-    32-bit words, and the counter of the next block (below 2**128 / 2**64)."""
+    32-bit words, and the counter of the next block (below 2**128 / 2**64). A tuple: cheap
+    to make, as every draw makes the next one."""
 
     algorithm: str
     key0: int
@@ -75,33 +75,38 @@ class Stream:
         return _kernels.threefry_block(counter_words[:2], (self.key0, self.key1))
 
 
+_KIND_CODES = {kind: CODE_OF[np.dtype(dt)] for kind, (_, dt) in _kernels.KINDS.items()}
+_KIND_CODES["int64"] = CODE_OF[np.dtype(np.int64)]
+
+
 def fill(stream, kind, shape, a=0.0, b=1.0):
     """(new tensor of ``shape`` with the stream's elements of ``kind``, blocks used). kind:
     'bits32' (uint32), 'bits64' (uint64), 'uniform32' / 'uniform64' (a + b U[0, 1)),
     'normal32' / 'normal64' (a + b N(0, 1))."""
-    out = _tensor.empty(shape, CODE_OF[np.dtype(_kernels.KINDS[kind][1])])
+    out = _tensor.empty(shape, _KIND_CODES[kind])
     used = _kernels.fill(out, stream.algorithm, stream.key0, stream.key1, stream.counter,
-                         kind, float(a), float(b))
+                         kind, a, b)
     return out, used
 
 
-def _contiguous(x, dtype, shape):
-    """x (scalar or array) as a contiguous tensor of ``dtype``: one element, or ``shape``'s
-    (broadcast)."""
-    t = asarray(x, dtype=dtype)
+def _parameter(x, dtype, shape):
+    """A sampler parameter: a Python scalar as is, else a contiguous tensor of ``dtype``
+    (one element, or broadcast to ``shape``)."""
+    if isinstance(x, (int, float)):
+        return x
+    t = np.asarray(x, dtype=dtype)
     if t.size == 1:
-        return t.reshape(()).copy()
-    return asarray(np.broadcast_to(np.asarray(t), shape), dtype=dtype).copy()
+        return t.reshape(()).item()
+    return asarray(np.ascontiguousarray(np.broadcast_to(t, shape)))
 
 
 def integers(stream, shape, low, span):
-    """(int64 tensor of ``shape`` = low + U[0, span], blocks used); low / span scalars or
-    arrays broadcasting to shape, span inclusive (uint64)."""
-    out = _tensor.empty(shape, CODE_OF[np.dtype(np.int64)])
-    lo = _contiguous(low, np.int64, shape)
-    sp = _contiguous(span, np.uint64, shape)
+    """(int64 tensor of ``shape`` = low + U[0, span], blocks used); low (int64) / span
+    (uint64, inclusive) Python ints or arrays broadcasting to shape."""
+    out = _tensor.empty(shape, _KIND_CODES["int64"])
     used = _kernels.integers(out, stream.algorithm, stream.key0, stream.key1,
-                             stream.counter, lo, sp)
+                             stream.counter, _parameter(low, np.int64, shape),
+                             _parameter(span, np.uint64, shape))
     return out, used
 
 
@@ -109,10 +114,9 @@ def sample(stream, sampler, shape, p0, p1=0.0):
     """(tensor of ``shape`` of the sampler's draws, blocks used): 'poisson' (lam = p0),
     'binomial' (n = p0, p = p1), int64; 'gamma' (shape = p0, scale 1), float64."""
     out = _tensor.empty(shape, CODE_OF[np.dtype(_kernels.SAMPLERS[sampler][1])])
-    a = _contiguous(p0, np.float64, shape)
-    b = _contiguous(p1, np.float64, shape)
     used = _kernels.sample(out, stream.algorithm, stream.key0, stream.key1, stream.counter,
-                           sampler, a, b)
+                           sampler, _parameter(p0, np.float64, shape),
+                           _parameter(p1, np.float64, shape))
     return out, used
 
 
