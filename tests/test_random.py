@@ -491,3 +491,50 @@ def test_stateful_rng_under_jit_draws_anew_each_run():
     assert np.any(np.asarray(g(lo)) != 0)            # two draws are never merged
     text = f.lower(lo).as_text()
     assert "rng(" in text and "distribution=rng_uniform" in text
+
+
+# ------------------------------------------------ regressions found in review (session 20)
+@pytest.mark.parametrize("n,p", [(10**17, 0.5), (10**15, 0.5), (10**18, 0.01), (10**13, 0.3)])
+def test_binomial_spread_for_huge_n(n, p):
+    z = (np.asarray(xa.random.default_rng(5).binomial(n, p, 200_000)) - n * p) / \
+        np.sqrt(n * p * (1 - p))
+    assert abs(z.std() - 1) < 0.02 and abs(z.mean()) < 0.02
+
+
+def test_binomial_tiny_p_and_poisson_huge_lambda():
+    x = np.asarray(xa.random.default_rng(6).binomial(10**18, 1e-18, 20_000))
+    assert abs(x.mean() - 1) < 0.05                     # q = 1 - p rounds to 1 in double
+    z = (np.asarray(xa.random.default_rng(6).poisson(1e17, 100_000)) - 1e17) / np.sqrt(1e17)
+    assert abs(z.std() - 1) < 0.02
+
+
+def test_beta_of_tiny_shapes_is_never_nan():
+    b = np.asarray(xa.random.default_rng(7).beta(0.001, 0.001, 100_000))
+    assert not np.isnan(b).any() and abs(b.mean() - 0.5) < 0.01
+    ks_ok(np.asarray(xa.random.default_rng(8).beta(1.0, 1.0, 50_000)), lambda v: v)
+
+
+def test_out_arguments_get_distinct_draws():
+    g = xa.random.default_rng(9)
+    for fn in (lambda o: g.standard_exponential(out=o), lambda o: g.standard_gamma(2.0, out=o),
+               lambda o: g.random(out=o), lambda o: g.standard_normal(out=o)):
+        o = np.empty(6)
+        fn(o)
+        assert len(set(o.tolist())) == 6
+    with pytest.raises(TypeError, match="dtype"):
+        g.random(out=np.empty(5, np.float32))
+
+
+def test_review_edge_cases():
+    g = xa.random.default_rng(10)
+    with pytest.raises(ValueError, match="positive-semidefinite"):
+        g.multivariate_normal([0, 0], [[1, 2], [2, 1]], check_valid="raise", method="eigh")
+    u = np.asarray(lax.rng_uniform(xa.asarray(np.uint64(2**63)),
+                                   xa.asarray(np.uint64(2**64 - 1)), (100,)))
+    assert (u >= 2**63).all()
+    picks = np.asarray(g.choice(10**12, 5, replace=False))
+    assert len(set(picks.tolist())) == 5 and picks.max() < 10**12
+    assert g.choice(0, 0).shape == (0,)
+    assert g.gamma(1e19) > 1e18 and g.beta(1e19, 1) > 0.99
+    with pytest.raises(OverflowError):
+        g.uniform(-1e308, 1e308)

@@ -36,7 +36,8 @@ cdef extern from "kernels/random/random.h" namespace "xarr" nogil:
 KINDS = {"bits32": (0, "uint32"), "bits64": (1, "uint64"), "uniform32": (2, "float32"),
          "uniform64": (3, "float64"), "normal32": (4, "float32"),
          "normal64": (5, "float64")}
-SAMPLERS = {"poisson": (0, "int64"), "binomial": (1, "int64"), "gamma": (2, "float64")}
+SAMPLERS = {"poisson": (0, "int64"), "binomial": (1, "int64"), "gamma": (2, "float64"),
+            "beta": (3, "float64")}
 ALGORITHMS = {"philox": 0, "threefry": 1}
 _MASK64 = (1 << 64) - 1
 

@@ -186,6 +186,10 @@ class Generator:
 
     def _fill(self, kind, size, a=0.0, b=1.0, out=None):
         if out is not None:
+            want = np.dtype(np.float64 if kind.endswith("64") else np.float32)
+            if np.dtype(out.dtype) != want:
+                raise TypeError(f"random: out has dtype {np.dtype(out.dtype)}, the draw is "
+                                f"{want}")
             out[...] = self._run(_rng.fill, kind, tuple(out.shape), a, b)
             return out
         if size is None:
@@ -204,10 +208,12 @@ class Generator:
         """Floats uniform in [low, high) (float64); low / high broadcast."""
         if _scalar(low) and _scalar(high):
             low, high = float(low), float(high)
-            _check(np.isfinite(high - low), "random.uniform: high - low range exceeds "
-                   "valid bounds")
+            if not np.isfinite(high - low):
+                raise OverflowError("random.uniform: high - low range exceeds valid bounds")
             return self._fill("uniform64", size, low, high - low)
         shape = _params_shape(size, low, high)
+        if not np.all(np.isfinite(_np(high) - _np(low))):
+            raise OverflowError("random.uniform: high - low range exceeds valid bounds")
         lo, hi = asarray(_np(low)), asarray(_np(high))
         return lo + (hi - lo) * self.random(shape)
 
@@ -222,6 +228,8 @@ class Generator:
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
         """Exponential(1) floats, by inversion: -log1p(-U)."""
+        if out is not None:
+            size = tuple(out.shape)
         u = self.random(() if size is None else size, dtype)
         e = _ufuncs.negative(_ufuncs.log1p(_ufuncs.negative(u)))
         if out is not None:
@@ -296,6 +304,9 @@ class Generator:
         """Gamma(shape, 1) floats."""
         k = _np(shape)
         _check(not np.any(np.isnan(k) | (k < 0)), "random.standard_gamma: shape < 0")
+        _check(np.all(np.isfinite(k)), "random.standard_gamma: shape must be finite")
+        if out is not None:
+            size = tuple(out.shape)
         g = self._sampler("gamma", size, shape)
         if _float_dtype(dtype, "standard_gamma") == "32":
             g = g.astype(np.float32) if isinstance(g, Tensor) else np.float32(g)
@@ -317,11 +328,9 @@ class Generator:
         """Beta(a, b) floats, as X / (X + Y) of gamma draws."""
         _check(not np.any(_np(a) <= 0), "random.beta: a <= 0")
         _check(not np.any(_np(b) <= 0), "random.beta: b <= 0")
-        shp = _params_shape(size, a, b)
-        x = self.standard_gamma(np.broadcast_to(_np(a), shp), shp)
-        y = self.standard_gamma(np.broadcast_to(_np(b), shp), shp)
-        r = x / (x + y)
-        return r[()] if size is None and not shp else r
+        _check(np.all(np.isfinite(_np(a))) and np.all(np.isfinite(_np(b))),
+               "random.beta: a and b must be finite")
+        return self._sampler("beta", size, a, b)
 
     # -------------------------------------------------------------- permutations, choice
     def _permutation_indices(self, n):
@@ -362,6 +371,9 @@ class Generator:
         shape = () if size is None else _shape(size)
         k = int(np.prod(shape))
         _check(n > 0 or k == 0, "random.choice: a cannot be empty unless no samples are taken")
+        if k == 0:
+            idx = asarray(np.zeros(shape, np.int64))
+            return idx if pop is None else take(pop, idx, axis=axis)
         if p is not None:
             p = np.asarray(p, dtype=np.float64)
             _check(p.ndim == 1 and p.size == n, "random.choice: p must be 1-dimensional and "
@@ -391,12 +403,23 @@ class Generator:
             idx = searchsorted(asarray(cdf), self.random(k), side="right")
             return _ufuncs.minimum(idx, n - 1)
         if p is None:
-            perm = self._permutation_indices(n)[:k]
-            return perm
+            if k * 64 <= n:      # a few draws with rejection of repeats: not O(n)
+                return asarray(self._distinct_indices(n, k))
+            return self._permutation_indices(n)[:k]
         # weighted, without replacement (Efraimidis-Spirakis): the k largest U^(1/p_i),
         # ordered largest first, is the sequential draw's distribution
         keys = _ufuncs.log(self.random(n)) / asarray(p)
         return argsort(_ufuncs.negative(keys), stable=True)[:k]
+
+    def _distinct_indices(self, n, k):
+        """k distinct integers of [0, n) in random order, for k <= n / 64: batches of
+        draws, the repeats dropped (first occurrence kept), until k are found."""
+        found = np.empty(0, np.int64)
+        while len(found) < k:
+            draw = np.concatenate([found, np.asarray(self.integers(0, n, 2 * k))])
+            _, first = np.unique(draw, return_index=True)
+            found = draw[np.sort(first)]
+        return found[:k]
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8,
                             method="svd"):
@@ -415,6 +438,12 @@ class Generator:
             factor = np.linalg.cholesky(cov)
         elif method == "eigh":
             w, v = np.linalg.eigh(cov)
+            if check_valid != "ignore" and not np.all(w >= -tol):
+                if check_valid == "raise":
+                    raise ValueError("random.multivariate_normal: covariance is not "
+                                     "symmetric positive-semidefinite.")
+                warnings.warn("covariance is not symmetric positive-semidefinite.",
+                              RuntimeWarning, stacklevel=2)
             factor = v * np.sqrt(np.clip(w, 0, None))
         elif method == "svd":
             u, s, vt = np.linalg.svd(cov)

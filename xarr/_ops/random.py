@@ -240,7 +240,8 @@ def _rng_impl(a, b, shape, what, side_effect):
     if KINDS[code] in "iu":
         span = max(int(hi) - int(lo) - 1, 0)   # [a, b): b <= a gives a (implementation-defined)
         stream = _LAX_STREAM[0]
-        out, used = integers(stream, shape, int(lo), span)
+        low = int(lo) - (1 << 64) if int(lo) >= 1 << 63 else int(lo)   # wraps as int64
+        out, used = integers(stream, shape, low, span)
         _LAX_STREAM[0] = stream.advanced(used)
         return out.astype(DTYPES[code])
     wide = np.dtype(DTYPES[code]).itemsize == 8

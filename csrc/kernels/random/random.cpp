@@ -5,6 +5,7 @@
 #include "kernels/random/random.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "core/threading.h"
@@ -101,6 +102,17 @@ uint64_t bounded(ElementWords& w, uint64_t range) {
   return static_cast<uint64_t>(m >> 64);
 }
 
+// Past this variance a count's exact samplers lose to rounding (their acceptance bounds
+// are differences of terms near n / lambda, whose doubles are no longer integers past
+// 2^53), while the normal approximation's error (skewness 1 / sd = 1e-7) is far below
+// what any sample can see: counts of that variance are round(mean + sd z), clipped.
+constexpr double kNormalVariance = 1e14;
+
+int64_t normal_count(ElementWords& w, double mean, double variance, double top) {
+  const double x = std::nearbyint(mean + std::sqrt(variance) * w.normal());
+  return static_cast<int64_t>(std::min(std::max(x, 0.0), top));
+}
+
 // Poisson: products of uniforms below lambda 10; above, Hormann's transformed rejection
 // with squeeze (PTRS, "The transformed rejection method for generating Poisson random
 // variables", 1993).
@@ -116,6 +128,7 @@ int64_t poisson(ElementWords& w, double lam) {
     }
     return k;
   }
+  if (lam > kNormalVariance) return normal_count(w, lam, lam, HUGE_VAL);
   const double slam = std::sqrt(lam), loglam = std::log(lam);
   const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
   const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
@@ -131,6 +144,15 @@ int64_t poisson(ElementWords& w, double lam) {
   }
 }
 
+// log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi) / 2: the tail of Stirling's series
+// for log((k)!), exact (from lgamma) below 10 and the series' first terms above.
+double stirling_tail(double k) {
+  if (k < 10) return std::lgamma(k + 1) - (k + 0.5) * std::log(k + 1) + (k + 1) -
+                     0.91893853320467274178;
+  const double kp1 = k + 1, sq = kp1 * kp1;
+  return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / sq) / sq) / kp1;
+}
+
 // Binomial(n, p) for p <= 1/2: inversion while n p < 10, else Hormann's BTRS ("The
 // generation of binomial random variates", 1993). The caller mirrors p > 1/2.
 int64_t binomial_low(ElementWords& w, int64_t n, double p) {
@@ -138,7 +160,7 @@ int64_t binomial_low(ElementWords& w, int64_t n, double p) {
   if (n * p < 10) {
     const double s = p / q, a = (n + 1) * s;
     for (;;) {   // restart on the (rare) run past n from rounding
-      double r = std::pow(q, static_cast<double>(n)), u = w.open01();
+      double r = std::exp(static_cast<double>(n) * std::log1p(-p)), u = w.open01();
       int64_t x = 0;
       while (u > r && x <= n) {
         u -= r;
@@ -148,21 +170,27 @@ int64_t binomial_low(ElementWords& w, int64_t n, double p) {
       if (x <= n) return x;
     }
   }
+  if (n * p * q > kNormalVariance) return normal_count(w, n * p, n * p * q, n);
   const double spq = std::sqrt(n * p * q), b = 1.15 + 2.53 * spq;
   const double a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, vr = 0.92 - 4.2 / b;
-  const double alpha = (2.83 + 5.1 / b) * spq, lpq = std::log(p / q);
-  const double m = std::floor((n + 1) * p);
-  const double h = std::lgamma(m + 1) + std::lgamma(n - m + 1);
+  const double alpha = (2.83 + 5.1 / b) * spq, r = p / q, nd = static_cast<double>(n);
+  const double m = std::floor((nd + 1) * p);
+  // the acceptance bound log(f(k) / f(m)) with Stirling's series for the factorials: no
+  // difference of huge lgamma values, so it stays exact for n up to 1e18
+  const double hm = (m + 0.5) * std::log((m + 1) / (r * (nd - m + 1))) + stirling_tail(m) +
+                    stirling_tail(nd - m);
   for (;;) {
     const double u = w.open01() - 0.5;
     double v = w.open01();
     const double us = 0.5 - std::fabs(u);
     const double k = std::floor((2 * a / us + b) * u + c);
-    if (k < 0 || k > n) continue;
+    if (k < 0 || k > nd) continue;
     if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
     v = std::log(v * alpha / (a / (us * us) + b));
-    if (v <= h - std::lgamma(k + 1) - std::lgamma(n - k + 1) + (k - m) * lpq)
-      return static_cast<int64_t>(k);
+    const double bound = hm + (nd + 1) * std::log((nd - m + 1) / (nd - k + 1)) +
+                         (k + 0.5) * std::log(r * (nd - k + 1) / (k + 1)) - stirling_tail(k) -
+                         stirling_tail(nd - k);
+    if (v <= bound) return static_cast<int64_t>(k);
   }
 }
 
@@ -188,6 +216,23 @@ double gamma(ElementWords& w, double shape) {
         std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v)))
       return d * v * boost;
   }
+}
+
+// Beta(a, b): Johnk's method in logarithms for a, b <= 1 (X = U^(1/a), Y = V^(1/b),
+// accepted when X + Y <= 1; logs keep tiny a and b from underflowing to 0 / 0), else
+// X / (X + Y) of two gamma draws.
+double beta(ElementWords& w, double a, double b) {
+  if (a <= 1 && b <= 1) {
+    for (;;) {
+      const double lx = std::log(w.open01()) / a, ly = std::log(w.open01()) / b;
+      const double top = std::max(lx, ly);
+      const double ex = std::exp(lx - top), ey = std::exp(ly - top);
+      if (std::log(ex + ey) + top > 0) continue;          // X + Y > 1: reject
+      return ex / (ex + ey);
+    }
+  }
+  const double x = gamma(w, a), y = gamma(w, b);
+  return x / (x + y);
 }
 
 }  // namespace
@@ -252,9 +297,11 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
                const double* p1, int64_t s1, void* out) {
   if (!valid_algorithm(s.algorithm) || sampler < 0 || sampler >= kNumRngSamplers) return 1;
   for (int64_t i = 0; i < n; ++i) {   // a NaN or infinite parameter would never accept
-    const double x = p0[i * s0];
-    if (!(x >= 0 && x <= 1e18)) return 2;
-    if (sampler == kSampleBinomial && !(p1[i * s1] >= 0 && p1[i * s1] <= 1)) return 2;
+    const double x = p0[i * s0], y = p1[i * s1];
+    const bool counts = sampler == kSamplePoisson || sampler == kSampleBinomial;
+    if (!(x >= 0) || (counts && !(x <= 1e18)) || !(x < HUGE_VAL)) return 2;
+    if (sampler == kSampleBinomial && !(y >= 0 && y <= 1)) return 2;
+    if (sampler == kSampleBeta && !(y > 0 && y < HUGE_VAL)) return 2;
   }
   const int nt = n < 4096 ? 1 : get_num_threads();
   int64_t* oi = static_cast<int64_t*>(out);
@@ -266,8 +313,10 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
       oi[i] = poisson(w, x);
     else if (sampler == kSampleBinomial)
       oi[i] = binomial(w, static_cast<int64_t>(x), p1[i * s1]);
-    else
+    else if (sampler == kSampleGamma)
       od[i] = gamma(w, x);
+    else
+      od[i] = beta(w, x, p1[i * s1]);
   });
   return 0;
 }

@@ -42,7 +42,9 @@ enum RngAlgorithm : int { kPhilox4x32 = 0, kThreeFry2x32 = 1 };
 enum RngKind : int {
   kBits32 = 0, kBits64, kUniformF32, kUniformF64, kNormalF32, kNormalF64, kNumRngKinds
 };
-enum RngSampler : int { kSamplePoisson = 0, kSampleBinomial, kSampleGamma, kNumRngSamplers };
+enum RngSampler : int {
+  kSamplePoisson = 0, kSampleBinomial, kSampleGamma, kSampleBeta, kNumRngSamplers
+};
 
 struct RngStream {
   int algorithm = kPhilox4x32;
@@ -72,10 +74,11 @@ int rng_fill(const RngStream& s, int kind, int64_t n, void* out, double a, doubl
 // Lemire's multiply-and-reject. low / range step by ls / rs elements (0: one value).
 int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
                  const uint64_t* range, int64_t rs, int64_t* out);
-// Poisson(p0) and binomial(n = p0, p = p1) into int64; gamma(shape = p0, scale 1) into f64.
-// Parameters step by s0 / s1 elements. Returns 0, 1 for a bad sampler, 2 for a parameter
-// out of range (p0 outside [0, 1e18] or NaN, p1 outside [0, 1]; the caller checks them
-// first with NumPy's messages: this is the safety net against a sampler that never accepts).
+// Poisson(p0) and binomial(n = p0, p = p1) into int64; gamma(shape = p0, scale 1) and
+// beta(a = p0, b = p1) into f64. Parameters step by s0 / s1 elements. Returns 0, 1 for a
+// bad sampler, 2 for a parameter out of range (NaN, negative or infinite; Poisson's and the
+// binomial's above 1e18; p outside [0, 1]; beta's b not positive): the caller checks them
+// first with NumPy's messages, this is the safety net against a sampler that never accepts.
 int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
                const double* p1, int64_t s1, void* out);
 
