@@ -1,6 +1,6 @@
 """Axis arguments, NumPy's rules, shared by every layer: negative axes count from the end,
-an axis out of range raises ``ValueError`` (NumPy's AxisError is one) naming the function,
-the axis and the rank.
+an axis out of range raises NumPy's ``AxisError`` (a ValueError and an IndexError) naming
+the function, the axis and the rank.
 
 >>> normalize_axis(-1, 3, "sum")
 2
@@ -9,6 +9,8 @@ the axis and the rank.
 """
 
 import operator
+
+from numpy.exceptions import AxisError
 
 
 def normalize_axis(axis, ndim, fn, module="xa"):
@@ -19,8 +21,9 @@ def normalize_axis(axis, ndim, fn, module="xa"):
     except TypeError:
         raise TypeError(f"{module}.{fn}: axis must be an integer, got {axis!r}") from None
     if not -ndim <= a < ndim:
-        raise ValueError(f"{module}.{fn}: axis {a} is out of bounds for array of dimension "
-                         f"{ndim}")
+        # NumPy's AxisError: a ValueError and an IndexError, so code catching either works
+        raise AxisError(f"{module}.{fn}: axis {a} is out of bounds for array of dimension "
+                        f"{ndim}")
     return a % ndim if ndim else a
 
 

@@ -184,7 +184,7 @@ def _on_trailing(x, group, fft_type, lengths):
 def _one(a, n, axis, norm, out, fn, kind, forward, inverse):
     x, result = _operand(a, kind, fn)
     if x.ndim == 0:
-        raise ValueError(f"xa.fft.{fn}: the input must have at least 1 dimension")
+        raise IndexError(f"xa.fft.{fn}: the input must have at least 1 dimension")
     axis = normalize_axis(axis, x.ndim, f"fft.{fn}")
     if n is None:
         n = x.shape[axis] if kind != "c2r" else 2 * (x.shape[axis] - 1)

@@ -241,9 +241,13 @@ def _parse_header(text, what):
         raise ValueError(f"{what}: the header must be a dict with keys 'descr', "
                          f"'fortran_order' and 'shape'; got {keys}")
     shape, fortran = d["shape"], d["fortran_order"]
-    if not (isinstance(shape, tuple) and all(type(x) is int and x >= 0 for x in shape)):
+    if not (isinstance(shape, tuple) and all(type(x) is int and 0 <= x < 1 << 62
+                                             for x in shape)):
         raise ValueError(f"{what}: the header's shape {shape!r} is not a tuple of "
-                         f"non-negative ints")
+                         f"non-negative ints below 2**62")
+    if len(shape) > 32:
+        raise ValueError(f"{what}: the header's shape has {len(shape)} dims; xarr tensors "
+                         f"have at most 32")
     if not isinstance(fortran, bool):
         raise ValueError(f"{what}: the header's fortran_order {fortran!r} is not a bool")
     return shape, fortran, d["descr"]
