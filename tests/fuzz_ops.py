@@ -1485,6 +1485,7 @@ import fuzz_everyday  # noqa: E402,F401  (issue 14's everyday functions)
 import fuzz_convolution  # noqa: E402,F401  (issue 15: convolutions)
 import fuzz_sorting  # noqa: E402,F401  (issue 16: sorting)
 import fuzz_fft  # noqa: E402,F401  (issue 18: lax.fft)
+import fuzz_linalg  # noqa: E402,F401  (issue 18: xa.cross)
 
 NOT_FUZZED.update({
     f"lax.{n}": "a collective needs several replica processes: every op, dtype and replica "

@@ -47,6 +47,7 @@ from xarr._numpy.reductions import (all, allclose, any, argmax, argmin, array_eq
                                     cumulative_sum, max, mean, min, prod, std, sum, var)
 from xarr._numpy.contraction import (diagonal, dot, einsum, einsum_path, inner, kron,
                                       matmul, outer, tensordot, trace, vdot, vecdot)
+from xarr._numpy.linalg import cross
 from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info__,
                                    can_cast, diff, finfo, iinfo, isdtype, matrix_transpose,
                                    meshgrid, result_type, tril, triu, unstack)

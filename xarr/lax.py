@@ -21,6 +21,7 @@ from xarr._ops.fft import FftType, fft
 from xarr._ops.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                    conv_general_dilated, conv_transpose,
                                    conv_with_general_padding, padtype_to_pads)
+from xarr import lax_linalg as linalg
 from xarr._ops.random import (RandomAlgorithm, rng_bit_generator, rng_normal,
                               rng_uniform)
 from xarr._ops.normalization import (batch_norm_grad, batch_norm_inference,
@@ -88,6 +89,7 @@ __all__ += ["reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "
             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 __all__ += ["dot", "dot_general", "Precision"]
 __all__ += ["rng_bit_generator", "rng_uniform", "rng_normal", "RandomAlgorithm"]
+__all__ += ["linalg"]
 __all__ += ["fft", "FftType"]
 __all__ += ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
             "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]

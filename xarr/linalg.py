@@ -1,25 +1,24 @@
-"""``xa.linalg``: the Array API linalg extension. Today its contraction members
-(``matmul``, ``tensordot``, ``vecdot``, ``outer``, ``trace``, ``matrix_transpose``), each the
-NumPy frontend's function of xarr/_numpy/contraction.py with the Array API's signature.
-This module only assembles.
+"""``xa.linalg``: the Array API linalg extension and NumPy's ``numpy.linalg``, as far as
+xarr has them: the contraction members (``matmul``, ``tensordot``, ``vecdot``, ``outer``,
+``trace``, ``matrix_transpose``: xarr/_numpy/contraction.py) and the members that need no
+factorization (``norm``, ``vector_norm``, ``matrix_norm``, ``cross``, ``diagonal``,
+``multi_dot``, ``matrix_power``, ``LinAlgError``: xarr/_numpy/linalg.py), each with the
+Array API's / NumPy's signature. This module only assembles.
+
+>>> xa.linalg.vector_norm(xa.asarray([3.0, 4.0]))       # 5.0
 """
 
 from xarr._numpy.array_api import matrix_transpose
 from xarr._numpy.contraction import matmul, tensordot, vecdot
-from xarr._numpy.contraction import outer as _outer
-from xarr._numpy.contraction import trace as _trace
+from xarr._numpy.factorizations import SlogdetResult, cholesky, det, inv, slogdet, solve
+from xarr._numpy.linalg import (LinAlgError, matrix_norm, matrix_power, multi_dot, norm,
+                                vector_norm)
+from xarr._numpy.linalg import linalg_cross as cross
+from xarr._numpy.linalg import linalg_diagonal as diagonal
+from xarr._numpy.linalg import linalg_outer as outer
+from xarr._numpy.linalg import linalg_trace as trace
 
-__all__ = ["matmul", "matrix_transpose", "outer", "tensordot", "trace", "vecdot"]
-
-
-def outer(x1, x2, /):
-    """Array API linalg.outer: both operands must be 1-D."""
-    for i, x in enumerate((x1, x2)):
-        if getattr(x, "ndim", 1) != 1:
-            raise ValueError(f"linalg.outer: x{i + 1} must be 1-D, got shape {x.shape}")
-    return _outer(x1, x2)
-
-
-def trace(x, /, *, offset=0, dtype=None):
-    """Array API linalg.trace: the sums of the diagonals of the last two dims."""
-    return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+__all__ = ["LinAlgError", "SlogdetResult", "cholesky", "det", "inv", "slogdet", "solve",
+           "cross", "diagonal", "matmul", "matrix_norm", "matrix_power",
+           "matrix_transpose", "multi_dot", "norm", "outer", "tensordot", "trace", "vecdot",
+           "vector_norm"]

@@ -1,0 +1,136 @@
+"""``xa.linalg``'s members on xarr's own factorizations (csrc/kernels/linalg/, through
+xarr/_ops/linalg.py): ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, with NumPy's
+and the Array API's signatures, batching over leading dims and NumPy's errors
+(``LinAlgError`` for a non-positive-definite or singular input).
+
+Dtypes as numpy.linalg: float32 / float64 / complex64 / complex128 keep their precision,
+integers and bools compute in float64; float16 and bfloat16 raise TypeError (NumPy:
+"array type float16 is unsupported in linalg"). Worked example::
+
+    a = xa.asarray([[3.0, 1.0], [1.0, 2.0]])
+    xa.linalg.solve(a, xa.asarray([9.0, 8.0]))      # [2., 3.]
+    xa.linalg.det(a)                                # 5.0
+    xa.linalg.slogdet(a)                            # (sign 1.0, logabsdet log(5))
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from xarr._numpy.linalg import LinAlgError
+from xarr._numpy.manipulation import broadcast_to
+from xarr._ops import linalg as _lin
+from xarr._ops.conversion import asarray
+from xarr._tensor import Tensor
+
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+_FACTOR_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+
+
+def _operand(x, fn, name="a"):
+    """x as a tensor of a factor dtype (ints and bools as float64), at least 2-D square."""
+    t = x if isinstance(x, Tensor) else asarray(x)
+    dt = np.dtype(t.dtype)
+    if dt.kind in "biu":
+        t = t.astype(np.float64)
+    elif dt not in _FACTOR_DTYPES:
+        raise TypeError(f"linalg.{fn}: array type {dt} is unsupported in linalg")
+    if t.ndim < 2:
+        raise LinAlgError(f"linalg.{fn}: {t.ndim}-dimensional array given. Array must be at "
+                          f"least two-dimensional")
+    if t.shape[-1] != t.shape[-2]:
+        raise LinAlgError(f"linalg.{fn}: Last 2 dimensions of the array must be square, got "
+                          f"shape {tuple(t.shape)}")
+    return t
+
+
+def _any(flags):
+    return bool(np.asarray(flags).any())
+
+
+def cholesky(a, /, *, upper=False):
+    """The Cholesky factor of each matrix: lower L with a = L L^H (``upper``: L^H). Only
+    the lower triangle is read. LinAlgError if a matrix is not positive definite."""
+    t = _operand(a, "cholesky")
+    factor, flags = _lin.cholesky_with_flags(t)
+    if _any(flags):
+        raise LinAlgError("linalg.cholesky: Matrix is not positive definite")
+    if upper:
+        factor = factor.swapaxes(-1, -2)
+        factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor.copy()
+    return factor
+
+
+def solve(a, b, /):
+    """x with a x = b for each matrix of a: b a vector (1-D, NumPy 2 / Array API) or a
+    batch of [n, k] matrices broadcasting against a's batch dims. LinAlgError for a
+    singular matrix."""
+    t = _operand(a, "solve")
+    rhs = b if isinstance(b, Tensor) else asarray(b)
+    n = t.shape[-1]
+    vector = rhs.ndim == 1
+    if vector:
+        rhs = rhs.reshape((n, 1)) if rhs.shape[0] == n else rhs
+    if rhs.ndim < 2 or rhs.shape[-2] != n:
+        raise ValueError(f"linalg.solve: b's shape {tuple(rhs.shape)} does not match a's "
+                         f"{tuple(t.shape)} (b must be [n] or [..., n, k])")
+    batch = np.broadcast_shapes(tuple(t.shape[:-2]), tuple(rhs.shape[:-2]))
+    kind = np.dtype(rhs.dtype).kind
+    dtype = np.result_type(t.dtype, np.float64 if kind in "biu" else rhs.dtype)
+    if t.dtype != dtype:
+        t = t.astype(dtype)
+    if tuple(t.shape[:-2]) != batch:
+        t = broadcast_to(t, batch + (n, n))
+    if tuple(rhs.shape[:-2]) != batch:
+        rhs = broadcast_to(rhs, batch + tuple(rhs.shape[-2:]))
+    lu, piv, flags = _lin.lu_factor(t)
+    if _any(flags):
+        raise LinAlgError("linalg.solve: Singular matrix")
+    x = _lin.lu_solve(lu, piv, rhs)
+    return x.reshape(batch + (n,)) if vector else x
+
+
+def inv(a, /):
+    """The inverse of each matrix. LinAlgError for a singular matrix."""
+    t = _operand(a, "inv")
+    n = t.shape[-1]
+    lu, piv, flags = _lin.lu_factor(t)
+    if _any(flags):
+        raise LinAlgError("linalg.inv: Singular matrix")
+    eye = broadcast_to(asarray(np.eye(n, dtype=np.dtype(lu.dtype))), tuple(t.shape))
+    return _lin.lu_solve(lu, piv, eye)
+
+
+def _lu_diagonal(t, fn):
+    """(diagonal of U as NumPy [..., n], swap parity +-1 [...]) of each matrix's LU."""
+    lu, piv, _ = _lin.lu_factor(t)
+    n = t.shape[-1]
+    diag = np.diagonal(np.asarray(lu), axis1=-2, axis2=-1)
+    swaps = np.count_nonzero(np.asarray(piv) != np.arange(n), axis=-1)
+    return diag, np.where(swaps % 2, -1.0, 1.0)
+
+
+def slogdet(a, /):
+    """(sign, log|det|) of each matrix: sign 0 and logabsdet -inf for a singular one
+    (complex: sign has modulus 1)."""
+    t = _operand(a, "slogdet")
+    diag, parity = _lu_diagonal(t, "slogdet")
+    mag = np.abs(diag)
+    real = np.dtype(t.dtype).kind != "c"
+    with np.errstate(divide="ignore"):
+        logabs = np.log(mag).sum(axis=-1)
+    unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag))
+    sign = parity.astype(diag.dtype) * np.prod(unit, axis=-1)
+    singular = (mag == 0).any(axis=-1)
+    sign = np.where(singular, 0, sign)
+    logabs = np.where(singular, -np.inf, logabs)
+    rtype = np.dtype(t.dtype) if real else np.dtype(np.abs(np.zeros(1, t.dtype)).dtype)
+    return SlogdetResult(asarray(np.asarray(sign, dtype=t.dtype)),
+                         asarray(np.asarray(logabs, dtype=rtype)))
+
+
+def det(a, /):
+    """The determinant of each matrix (the product of U's diagonal times the swap parity)."""
+    t = _operand(a, "det")
+    diag, parity = _lu_diagonal(t, "det")
+    return asarray(np.asarray(parity * np.prod(diag, axis=-1), dtype=t.dtype))
