@@ -413,8 +413,11 @@ def test_matrix_power_errors_like_numpy():
                  (m, "2")]:
         same_error(lambda: xa.linalg.matrix_power(xa.asarray(a), n),
                    lambda: np.linalg.matrix_power(a, n))
-    with pytest.raises(NotImplementedError, match="inv is not yet in xarr"):
+    with pytest.raises(xa.linalg.LinAlgError, match="Singular"):
         xa.linalg.matrix_power(xa.asarray(m), -1)
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(np.asarray(xa.linalg.matrix_power(xa.asarray(a), -3)),
+                               np.linalg.matrix_power(a, -3), rtol=1e-12)
 
 
 def test_linalg_error_is_numpy_like():

@@ -1,5 +1,6 @@
 """``xa.linalg``'s members on xarr's own factorizations (csrc/kernels/linalg/, through
-xarr/_ops/linalg.py): ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet``, with NumPy's
+xarr/_ops/linalg.py): ``cholesky``, ``solve``, ``inv``, ``det``, ``slogdet`` (and ``matrix_power``'s negative
+powers), with NumPy's
 and the Array API's signatures, batching over leading dims and NumPy's errors
 (``LinAlgError`` for a non-positive-definite or singular input).
 
@@ -18,6 +19,7 @@ from collections import namedtuple
 import numpy as np
 
 from xarr._numpy.linalg import LinAlgError
+from xarr._numpy.linalg import matrix_power as _power
 from xarr._numpy.manipulation import broadcast_to
 from xarr._ops import linalg as _lin
 from xarr._ops.conversion import asarray
@@ -134,3 +136,12 @@ def det(a, /):
     t = _operand(a, "det")
     diag, parity = _lu_diagonal(t, "det")
     return asarray(np.asarray(parity * np.prod(diag, axis=-1), dtype=t.dtype))
+
+
+def matrix_power(a, n):
+    """numpy.linalg.matrix_power: a (square matrices in the last two dims) to the integer
+    power n by repeated squaring; a negative n powers the inverse (LinAlgError when a
+    matrix is singular)."""
+    if isinstance(n, (int, np.integer)) and n < 0:
+        return _power(inv(a), -int(n))
+    return _power(a, n)

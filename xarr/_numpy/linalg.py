@@ -414,8 +414,8 @@ def multi_dot(arrays, *, out=None):
 def matrix_power(a, n):
     """NumPy's numpy.linalg.matrix_power: the matrices in the last two dims of ``a`` (square)
     raised to the integer power ``n`` >= 0 by repeated squaring, each product one matmul
-    (about 2 log2(n) of them); n = 0 gives identities of a's dtype. A negative n needs an
-    inverse: NotImplementedError until xarr has inv.
+    (about 2 log2(n) of them); n = 0 gives identities of a's dtype. xa.linalg's
+    matrix_power (xarr/_numpy/factorizations.py) inverts first for a negative n.
 
     >>> xa.linalg.matrix_power(xa.asarray([[1, 1], [0, 1]]), 5)         # [[1, 5], [0, 1]]
     """
@@ -433,8 +433,8 @@ def matrix_power(a, n):
         raise TypeError(f"xa.linalg.matrix_power: exponent must be an integer, got "
                         f"{n!r}") from None
     if n < 0:
-        raise NotImplementedError(f"xa.linalg.matrix_power: n={n} < 0 needs the inverse of "
-                                  f"the matrix; inv is not yet in xarr")
+        raise ValueError(f"xa.linalg.matrix_power: n={n} < 0 needs the inverse: call "
+                         f"xa.linalg.matrix_power, which inverts first")
     if n == 0:
         return copy(broadcast_to(eye(a.shape[-1], dtype=a.dtype), tuple(a.shape)))
     if n == 1:
