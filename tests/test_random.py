@@ -120,7 +120,7 @@ def test_per_element_samplers_ignore_thread_count(sampler, restore_threads):
         xa._core.set_num_threads(threads)
         g = xa.random.default_rng(5)
         draws.append(np.asarray({
-            "integers": lambda: g.integers(0, 1000, 50_000),
+            "integers": lambda: g.integers(0, 3 * 2**30, 200_000),    # rejections too
             "poisson": lambda: g.poisson(np.linspace(0, 40, 50_000)),
             "binomial": lambda: g.binomial(100, np.linspace(0, 1, 50_000)),
             "gamma": lambda: g.gamma(np.linspace(0.1, 9, 50_000)),

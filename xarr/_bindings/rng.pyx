@@ -105,7 +105,7 @@ def integers(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object cou
              low, span):
     """out (int64) = low + U[0, span] (span inclusive), low an int64 and span a uint64:
     Python ints, or contiguous tensors of one element or out's size. Returns the blocks
-    consumed (out's size)."""
+    consumed (the larger of its tiles' and out's size: random.h)."""
     cdef RngStream s = _stream(algorithm, key0, key1, counter)
     _check_out(out, "int64", "integers")
     cdef int64_t ls, rs
@@ -116,7 +116,7 @@ def integers(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object cou
     with nogil:
         rng_integers(s, out._size, <const int64_t*> lo, ls, <const uint64_t*> sp, rs,
                      <int64_t*> out._data)
-    return out._size
+    return max(rng_blocks_used(s.algorithm, 1, out._size), out._size)   # 1: kBits64
 
 
 def sample(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter,

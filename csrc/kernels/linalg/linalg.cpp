@@ -171,7 +171,16 @@ template <class T> void chol_one(T* a, int64_t n, uint8_t* flag) {
 template <class T>
 void solve_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k, bool lower,
                 bool unit, std::vector<T>& scratch) {
-  const int64_t nb = n >= kLinalgBlock && k >= 16 ? kLinalgBlock * 2 : n;
+  if (k == 1 && ldb == 1) {      // one right-hand side: dot products over T's rows
+    for (int64_t step = 0; step < n; ++step) {
+      const int64_t i = lower ? step : n - 1 - step;
+      const int64_t j0 = lower ? 0 : i + 1, j1 = lower ? i : n;
+      const T s = b[i] - dot<T, false>(t + i * ldt + j0, b + j0, j1 - j0);
+      b[i] = unit ? s : s / t[i * ldt + i];
+    }
+    return;
+  }
+  const int64_t nb = n >= kLinalgBlock && k >= 16 ? kLinalgBlock : n;
   const int64_t nblocks = n ? (n + nb - 1) / nb : 0;
   const int nt = n * n * k < (1 << 20) ? 1 : get_num_threads();
   const int64_t chunk = std::max<int64_t>(64, (k + nt - 1) / nt);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "core/threading.h"
 #include "kernels/random/random_blocks.h"
@@ -26,7 +27,10 @@ bool valid_algorithm(int alg) { return alg == kPhilox4x32 || alg == kThreeFry2x3
 // The words of element i's own stream (random.h, "Per-element samplers"), in order.
 class ElementWords {
  public:
-  ElementWords(const RngStream& s, uint64_t i) : s_(s), i_(i) {}
+  // first_block > 0: the stream from its block first_block on (integers' rejection
+  // fallback, whose block 0 the bulk tiles stand in for).
+  ElementWords(const RngStream& s, uint64_t i, uint64_t first_block = 0)
+      : s_(s), i_(i), block_(first_block) {}
 
   uint32_t next() {
     if (used_ == have_) refill();
@@ -74,30 +78,29 @@ class ElementWords {
 
   const RngStream& s_;
   uint64_t i_;
-  uint64_t block_ = 0;
+  uint64_t block_;
   uint32_t words_[4] = {};
   int have_ = 0, used_ = 0;
 };
 
-// U[0, range] (inclusive) by Lemire's multiply-and-reject: 32-bit words for ranges below
-// 2^32, 64-bit ones (a 128-bit product) above.
-uint64_t bounded(ElementWords& w, uint64_t range) {
-  if (range == 0) return 0;
-  if (range == UINT64_MAX) return w.next64();
+// U[0, range] (inclusive) by Lemire's multiply-and-reject, from a first candidate word
+// (32 bits for ranges below 2^32, else 64) and more(), which gives the next candidates.
+template <class More> uint64_t bounded(uint64_t first, uint64_t range, More more) {
+  if (range == UINT64_MAX) return first;
   const uint64_t span = range + 1;
   if (span <= (uint64_t{1} << 32)) {
-    uint64_t m = static_cast<uint64_t>(w.next()) * span;
+    uint64_t m = (first & 0xFFFFFFFFu) * span;
     if (static_cast<uint32_t>(m) < span) {
       const uint64_t floor = ((uint64_t{1} << 32) - span) % span;
-      while (static_cast<uint32_t>(m) < floor) m = static_cast<uint64_t>(w.next()) * span;
+      while (static_cast<uint32_t>(m) < floor) m = (more() & 0xFFFFFFFFu) * span;
     }
     return m >> 32;
   }
-  unsigned __int128 m = static_cast<unsigned __int128>(w.next64()) * span;
+  unsigned __int128 m = static_cast<unsigned __int128>(first) * span;
   if (static_cast<uint64_t>(m) < span) {
     const uint64_t floor = (0 - span) % span;
     while (static_cast<uint64_t>(m) < floor)
-      m = static_cast<unsigned __int128>(w.next64()) * span;
+      m = static_cast<unsigned __int128>(more()) * span;
   }
   return static_cast<uint64_t>(m >> 64);
 }
@@ -284,11 +287,32 @@ int rng_fill(const RngStream& s, int kind, int64_t n, void* out, double a, doubl
 int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
                  const uint64_t* range, int64_t rs, int64_t* out) {
   if (!valid_algorithm(s.algorithm)) return 1;
-  const int nt = n < kParallelMinElements / 4 ? 1 : get_num_threads();
-  parallel_for(nt, n, [&](int64_t i) {
-    ElementWords w(s, static_cast<uint64_t>(i));
-    const uint64_t v = bounded(w, range[i * rs]);
-    out[i] = static_cast<int64_t>(static_cast<uint64_t>(low[i * ls]) + v);   // wraps
+  if (n <= 0) return 0;
+  bool wide = false;   // a range of 2^32 values or more: 64-bit candidates
+  for (int64_t i = 0; i < (rs ? n : 1); ++i) wide = wide || range[i * rs] > 0xFFFFFFFFu;
+  const int kind = wide ? kBits64 : kBits32;
+  const int64_t per = rng_per_tile(kind), tiles = (n + per - 1) / per;
+  const RngTable& t = rng_table();
+  const int nt = n < kParallelMinElements ? 1 : get_num_threads();
+  split_items(nt, tiles, [&](int64_t q0, int64_t q1) {
+    alignas(64) uint64_t tile[kRngTileWords / 2];
+    const uint32_t* w32 = reinterpret_cast<const uint32_t*>(tile);
+    for (int64_t q = q0; q < q1; ++q) {
+      t.tiles(s, kind, q, q + 1, tile, 0.0, 1.0);
+      const int64_t e1 = std::min(per, n - q * per);
+      for (int64_t e = 0; e < e1; ++e) {
+        const int64_t i = q * per + e;
+        const uint64_t first = wide ? tile[e] : w32[e];
+        // a rejection (probability below range / 2^32) continues on element i's own
+        // stream from block 1 on (its block 0 is what the tile stands in for)
+        std::optional<ElementWords> more_words;
+        const uint64_t v = bounded(first, range[i * rs], [&]() -> uint64_t {
+          if (!more_words) more_words.emplace(s, static_cast<uint64_t>(i), 1);
+          return wide ? more_words->next64() : more_words->next();
+        });
+        out[i] = static_cast<int64_t>(static_cast<uint64_t>(low[i * ls]) + v);   // wraps
+      }
+    }
   });
   return 0;
 }

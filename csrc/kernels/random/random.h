@@ -71,7 +71,11 @@ XARR_DECLARE_ISA_FILLS(RngTable, fill_rng)
 int rng_fill(const RngStream& s, int kind, int64_t n, void* out, double a, double b);
 
 // Integers low[i] + U[0, range[i]] (range inclusive, so range 2^64 - 1 is every u64), by
-// Lemire's multiply-and-reject. low / range step by ls / rs elements (0: one value).
+// Lemire's multiply-and-reject. Element i's first candidate is element i of the stream's
+// bits32 tiles (bits64 when some range reaches 2^32); a rejected candidate is followed by
+// the words of element i's own stream from block 1 on (Philox (C_lo + i, C_hi + j), j >= 1;
+// ThreeFry key j >= 1). Consumes max(the tiles' blocks, n) blocks. low / range step by
+// ls / rs elements (0: one value).
 int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
                  const uint64_t* range, int64_t rs, int64_t* out);
 // Poisson(p0) and binomial(n = p0, p = p1) into int64; gamma(shape = p0, scale 1) and
