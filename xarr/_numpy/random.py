@@ -358,7 +358,9 @@ class Generator:
         x[...] = moved if isinstance(x, Tensor) else np.asarray(moved)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        """Samples from a (an int n meaning range(n), or an array along ``axis``)."""
+        """Samples from a (an int n meaning range(n), or an array along ``axis``). Samples
+        without replacement always come in random order (``shuffle`` is accepted for
+        NumPy's signature; False only allows NumPy to skip that shuffle)."""
         if isinstance(a, (int, np.integer)):
             n, pop = operator.index(a), None
             _check(n > 0 or (size is not None and not np.prod(_shape(size))),
@@ -388,13 +390,13 @@ class Generator:
             if p is not None:
                 _check(np.count_nonzero(p) >= k, "random.choice: Fewer non-zero entries in p "
                        "than size")
-        idx = self._choice_indices(n, k, replace, p, shuffle).reshape(shape)
+        idx = self._choice_indices(n, k, replace, p).reshape(shape)
         if pop is None:
             return idx[()] if size is None else idx
         out = take(pop, idx, axis=axis)
         return out[()] if size is None and pop.ndim == 1 else out
 
-    def _choice_indices(self, n, k, replace, p, shuffle):
+    def _choice_indices(self, n, k, replace, p):
         if replace and p is None:
             return self.integers(0, n, k)
         if replace:      # inverse CDF: the first index whose cumulative weight exceeds U

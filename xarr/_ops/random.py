@@ -112,7 +112,8 @@ def integers(stream, shape, low, span):
 
 def sample(stream, sampler, shape, p0, p1=0.0):
     """(tensor of ``shape`` of the sampler's draws, blocks used): 'poisson' (lam = p0),
-    'binomial' (n = p0, p = p1), int64; 'gamma' (shape = p0, scale 1), float64."""
+    'binomial' (n = p0, p = p1), int64; 'gamma' (shape = p0, scale 1) and 'beta' (a = p0,
+    b = p1), float64."""
     out = _tensor.empty(shape, CODE_OF[np.dtype(_kernels.SAMPLERS[sampler][1])])
     used = _kernels.sample(out, stream.algorithm, stream.key0, stream.key1, stream.counter,
                            sampler, _parameter(p0, np.float64, shape),
