@@ -202,3 +202,39 @@ def test_reconstruction_property(n, batch, seed, dtype):
     x = np.asarray(xa.linalg.solve(g, np.ones(shape[:-1] + (1,), dtype)))
     gcond = float(np.max(np.linalg.cond(g))) if g.size else 1.0
     np.testing.assert_allclose(g @ x, np.ones(shape[:-1] + (1,)), atol=tol(dtype, n) * gcond)
+
+
+# ------------------------------------------------ regressions found in review (session 20)
+def test_single_precision_is_factored_in_double_as_numpy():
+    i = np.arange(7)
+    hilbert = (1 / (i[:, None] + i[None, :] + 1)).astype(np.float32)
+    b = np.ones(7, np.float32)
+    ref = np.linalg.solve(hilbert.astype(np.float64), b.astype(np.float64))
+    x = np.asarray(xa.linalg.solve(hilbert, b))
+    assert x.dtype == np.float32
+    assert np.abs(x - ref).max() / np.abs(ref).max() < 1e-6      # f32 pivots gave 0.65
+    inv = np.asarray(xa.linalg.inv(hilbert))
+    np.testing.assert_allclose(inv, np.linalg.inv(hilbert), rtol=1e-5)
+
+
+def test_det_does_not_overflow_on_the_way():
+    assert float(xa.linalg.det(np.diag([1e200, 1e200, 1e-300]))) == pytest.approx(1e100)
+    assert float(xa.linalg.det(np.diag([1e30, 1e30, 1e-30]).astype(np.float32))) == \
+        pytest.approx(1e30, rel=1e-5)
+
+
+def test_numpy_compatible_errors_and_nan():
+    with pytest.raises(np.linalg.LinAlgError):        # catchable as NumPy's
+        xa.linalg.inv(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="float16"):
+        xa.linalg.solve(np.eye(2, dtype=np.float32), np.ones(2, np.float16))
+    out = np.asarray(xa.linalg.cholesky(np.array([[np.nan, 0.0], [0.0, 1.0]])))
+    assert np.isnan(out[0, 0])                        # NaN flows on, no LinAlgError
+
+
+def test_conjugate_without_transpose_shows_in_the_text():
+    a = xa.asarray(np.eye(2, dtype=np.complex64))
+    b = xa.asarray(np.ones((2, 1), np.complex64))
+    text = xa.jit(lambda a, b: lax.linalg.triangular_solve(
+        a, b, left_side=True, lower=True, conjugate_a=True)).lower(a, b).as_text()
+    assert "conjugate_a=true" in text

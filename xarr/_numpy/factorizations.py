@@ -29,21 +29,36 @@ SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 _FACTOR_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
 
 
-def _operand(x, fn, name="a"):
-    """x as a tensor of a factor dtype (ints and bools as float64), at least 2-D square."""
-    t = x if isinstance(x, Tensor) else asarray(x)
+_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _check_dtype(t, fn):
     dt = np.dtype(t.dtype)
-    if dt.kind in "biu":
-        t = t.astype(np.float64)
-    elif dt not in _FACTOR_DTYPES:
+    if dt.kind not in "biu" and dt not in _FACTOR_DTYPES:
         raise TypeError(f"linalg.{fn}: array type {dt} is unsupported in linalg")
+
+
+def _operand(x, fn):
+    """(x as a square-matrix tensor in the dtype it is factored in, the result dtype):
+    integers and bools as float64; float32 / complex64 factored in float64 / complex128
+    and rounded back at the end, as numpy.linalg does (single precision pivots would lose
+    digits NumPy keeps on ill-conditioned matrices)."""
+    t = x if isinstance(x, Tensor) else asarray(x)
+    _check_dtype(t, fn)
+    dt = np.dtype(t.dtype)
+    result = np.dtype(np.float64) if dt.kind in "biu" else dt
     if t.ndim < 2:
         raise LinAlgError(f"linalg.{fn}: {t.ndim}-dimensional array given. Array must be at "
                           f"least two-dimensional")
     if t.shape[-1] != t.shape[-2]:
         raise LinAlgError(f"linalg.{fn}: Last 2 dimensions of the array must be square, got "
                           f"shape {tuple(t.shape)}")
-    return t
+    work = _WIDE.get(result, result)
+    return (t if dt == work else t.astype(work)), result
+
+
+def _narrowed(t, dtype):
+    return t if np.dtype(t.dtype) == dtype else t.astype(dtype)
 
 
 def _any(flags):
@@ -53,22 +68,23 @@ def _any(flags):
 def cholesky(a, /, *, upper=False):
     """The Cholesky factor of each matrix: lower L with a = L L^H (``upper``: L^H). Only
     the lower triangle is read. LinAlgError if a matrix is not positive definite."""
-    t = _operand(a, "cholesky")
+    t, result = _operand(a, "cholesky")
     factor, flags = _lin.cholesky_with_flags(t)
     if _any(flags):
         raise LinAlgError("linalg.cholesky: Matrix is not positive definite")
     if upper:
         factor = factor.swapaxes(-1, -2)
         factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor.copy()
-    return factor
+    return _narrowed(factor, result)
 
 
 def solve(a, b, /):
     """x with a x = b for each matrix of a: b a vector (1-D, NumPy 2 / Array API) or a
     batch of [n, k] matrices broadcasting against a's batch dims. LinAlgError for a
     singular matrix."""
-    t = _operand(a, "solve")
+    t, result = _operand(a, "solve")
     rhs = b if isinstance(b, Tensor) else asarray(b)
+    _check_dtype(rhs, "solve")
     n = t.shape[-1]
     vector = rhs.ndim == 1
     if vector:
@@ -78,9 +94,10 @@ def solve(a, b, /):
                          f"{tuple(t.shape)} (b must be [n] or [..., n, k])")
     batch = np.broadcast_shapes(tuple(t.shape[:-2]), tuple(rhs.shape[:-2]))
     kind = np.dtype(rhs.dtype).kind
-    dtype = np.result_type(t.dtype, np.float64 if kind in "biu" else rhs.dtype)
-    if t.dtype != dtype:
-        t = t.astype(dtype)
+    result = np.result_type(result, np.float64 if kind in "biu" else rhs.dtype)
+    work = _WIDE.get(result, result)
+    if t.dtype != work:
+        t = t.astype(work)
     if tuple(t.shape[:-2]) != batch:
         t = broadcast_to(t, batch + (n, n))
     if tuple(rhs.shape[:-2]) != batch:
@@ -88,22 +105,22 @@ def solve(a, b, /):
     lu, piv, flags = _lin.lu_factor(t)
     if _any(flags):
         raise LinAlgError("linalg.solve: Singular matrix")
-    x = _lin.lu_solve(lu, piv, rhs)
+    x = _narrowed(_lin.lu_solve(lu, piv, rhs), result)
     return x.reshape(batch + (n,)) if vector else x
 
 
 def inv(a, /):
     """The inverse of each matrix. LinAlgError for a singular matrix."""
-    t = _operand(a, "inv")
+    t, result = _operand(a, "inv")
     n = t.shape[-1]
     lu, piv, flags = _lin.lu_factor(t)
     if _any(flags):
         raise LinAlgError("linalg.inv: Singular matrix")
     eye = broadcast_to(asarray(np.eye(n, dtype=np.dtype(lu.dtype))), tuple(t.shape))
-    return _lin.lu_solve(lu, piv, eye)
+    return _narrowed(_lin.lu_solve(lu, piv, eye), result)
 
 
-def _lu_diagonal(t, fn):
+def _lu_diagonal(t):
     """(diagonal of U as NumPy [..., n], swap parity +-1 [...]) of each matrix's LU."""
     lu, piv, _ = _lin.lu_factor(t)
     n = t.shape[-1]
@@ -112,30 +129,35 @@ def _lu_diagonal(t, fn):
     return diag, np.where(swaps % 2, -1.0, 1.0)
 
 
+def _slogdet(a, fn):
+    """(sign, log|det|, result dtype) as NumPy arrays: the LU diagonal's phases and the sum
+    of its logs (no product that could overflow on the way)."""
+    t, result = _operand(a, fn)
+    diag, parity = _lu_diagonal(t)
+    mag = np.abs(diag)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logabs = np.log(mag).sum(axis=-1)
+        unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag))
+    sign = parity.astype(diag.dtype) * np.prod(unit, axis=-1)
+    singular = (mag == 0).any(axis=-1)
+    return np.where(singular, 0, sign), np.where(singular, -np.inf, logabs), result
+
+
 def slogdet(a, /):
     """(sign, log|det|) of each matrix: sign 0 and logabsdet -inf for a singular one
     (complex: sign has modulus 1)."""
-    t = _operand(a, "slogdet")
-    diag, parity = _lu_diagonal(t, "slogdet")
-    mag = np.abs(diag)
-    real = np.dtype(t.dtype).kind != "c"
-    with np.errstate(divide="ignore"):
-        logabs = np.log(mag).sum(axis=-1)
-    unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag))
-    sign = parity.astype(diag.dtype) * np.prod(unit, axis=-1)
-    singular = (mag == 0).any(axis=-1)
-    sign = np.where(singular, 0, sign)
-    logabs = np.where(singular, -np.inf, logabs)
-    rtype = np.dtype(t.dtype) if real else np.dtype(np.abs(np.zeros(1, t.dtype)).dtype)
-    return SlogdetResult(asarray(np.asarray(sign, dtype=t.dtype)),
-                         asarray(np.asarray(logabs, dtype=rtype)))
+    sign, logabs, result = _slogdet(a, "slogdet")
+    real = np.zeros(0, result).real.dtype
+    return SlogdetResult(asarray(np.asarray(sign, dtype=result)),
+                         asarray(np.asarray(logabs, dtype=real)))
 
 
 def det(a, /):
-    """The determinant of each matrix (the product of U's diagonal times the swap parity)."""
-    t = _operand(a, "det")
-    diag, parity = _lu_diagonal(t, "det")
-    return asarray(np.asarray(parity * np.prod(diag, axis=-1), dtype=t.dtype))
+    """The determinant of each matrix: sign * exp(log|det|) from the LU diagonal, as
+    NumPy, so products like 1e200 * 1e200 * 1e-300 do not overflow on the way."""
+    sign, logabs, result = _slogdet(a, "det")
+    with np.errstate(over="ignore", under="ignore"):
+        return asarray(np.asarray(sign * np.exp(logabs), dtype=result))
 
 
 def matrix_power(a, n):

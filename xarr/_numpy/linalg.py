@@ -49,7 +49,7 @@ _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
             np.dtype(np.complex128): np.dtype(np.float64)}
 
 
-class LinAlgError(ValueError):
+class LinAlgError(np.linalg.LinAlgError):
     """A linear-algebra error (a singular or non-positive-definite matrix, an operand of
     the wrong rank): NumPy's ``numpy.linalg.LinAlgError``, also a ValueError."""
 

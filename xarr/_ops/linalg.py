@@ -127,9 +127,12 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
 def _triangular_text(attrs):
     op = ("ADJOINT" if attrs["conjugate_a"] else "TRANSPOSE") if attrs["transpose_a"] \
         else "NO_TRANSPOSE"
-    return [f"left_side={str(attrs['left_side']).lower()}",
+    text = [f"left_side={str(attrs['left_side']).lower()}",
             f"lower={str(attrs['lower']).lower()}",
             f"unit_diagonal={str(attrs['unit_diagonal']).lower()}", f"transpose_a={op}"]
+    if attrs["conjugate_a"] and not attrs["transpose_a"]:
+        text.append("conjugate_a=true")    # (XLA has no such option: jax conjugates first)
+    return text
 
 
 S.defop("triangular_solve", _triangular_rule, _triangular_impl, text=_triangular_text)

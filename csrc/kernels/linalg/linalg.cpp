@@ -103,7 +103,7 @@ template <class T> bool chol_unblocked(T* a, int64_t n, int64_t lda) {
   for (int64_t j = 0; j < n; ++j) {
     T* rj = a + j * lda;
     const double d = real_of(rj[j] - dot<T, true>(rj, rj, j));
-    if (!(d > 0)) return false;
+    if (d <= 0) return false;     // (a NaN pivot is no verdict: NaN flows on, as LAPACK's)
     const auto ljj = static_cast<typename Real<T>::type>(std::sqrt(d));
     rj[j] = T(ljj);
     for (int64_t i = j + 1; i < n; ++i) {
@@ -303,8 +303,13 @@ template <class T> bool lu_blocked(T* a, int64_t n, int64_t* piv) {
     regular = lu_panel_copied(a, n, k0, k1, piv, buf) && regular;
     if (k1 == n) break;
     solve_left(a + k0 * n + k0, n, k1 - k0, a + k0 * n + k1, n, n - k1, true, true, scratch);
-    sub_product(n - k1, n - k1, k1 - k0, a + k1 * n + k0, n, a + k0 * n + k1, 1, n,
-                a + k1 * n + k1, n, scratch);
+    // A22 -= L21 U12 in strips of columns: the scratch stays (n - k1) x 512, not a second
+    // copy of the matrix
+    for (int64_t c0 = k1; c0 < n; c0 += 512) {
+      const int64_t w = std::min<int64_t>(512, n - c0);
+      sub_product(n - k1, w, k1 - k0, a + k1 * n + k0, n, a + k0 * n + c0, 1, n,
+                  a + k1 * n + c0, n, scratch);
+    }
   }
   return regular;
 }
@@ -395,13 +400,22 @@ int batch_threads(int64_t batch, int64_t work_per_item) {
   return get_num_threads();
 }
 
+// body(i) for each matrix of the batch; an exception a matrix's work buffers throw
+// (std::bad_alloc) leaves the threaded region and reaches the binding (MemoryError), as
+// parallel_for_dynamic guarantees; a plain OpenMP loop would terminate the process.
+template <class Body> void for_each_matrix(int64_t batch, int64_t work, Body body) {
+  const int nt = batch_threads(batch, work);
+  const int64_t chunk = std::max<int64_t>(1, batch / (8 * std::max(nt, 1)));
+  parallel_for_dynamic(nt, batch, chunk, [] { return 0; }, [&](int, int64_t i) { body(i); });
+}
+
 }  // namespace
 
 int cholesky_batched(int dtype, int64_t batch, int64_t n, void* a, uint8_t* flags) {
   const bool ok = with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     T* base = static_cast<T*>(a);
-    parallel_for(batch_threads(batch, n * n * n), batch, [&](int64_t i) {
+    for_each_matrix(batch, n * n * n, [&](int64_t i) {
       chol_one(base + i * n * n, n, flags ? flags + i : nullptr);
     });
   });
@@ -412,7 +426,7 @@ int lu_batched(int dtype, int64_t batch, int64_t n, void* a, int64_t* piv, uint8
   const bool ok = with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     T* base = static_cast<T*>(a);
-    parallel_for(batch_threads(batch, n * n * n), batch, [&](int64_t i) {
+    for_each_matrix(batch, n * n * n, [&](int64_t i) {
       const bool regular = lu_one(base + i * n * n, n, piv + i * n);
       if (flags) flags[i] = regular ? 0 : 1;
     });
@@ -426,7 +440,7 @@ int lu_solve_batched(int dtype, int64_t batch, int64_t n, int64_t nrhs, const vo
     using T = decltype(zero);
     const T* base = static_cast<const T*>(lu);
     T* bb = static_cast<T*>(b);
-    parallel_for(batch_threads(batch, n * n * nrhs), batch, [&](int64_t i) {
+    for_each_matrix(batch, n * n * nrhs, [&](int64_t i) {
       lu_solve_one(base + i * n * n, piv + i * n, n, nrhs, bb + i * n * nrhs);
     });
   });
@@ -441,7 +455,7 @@ int triangular_solve_batched(int dtype, int64_t batch, int64_t n, int64_t m, int
     const T* base = static_cast<const T*>(a);
     T* bb = static_cast<T*>(b);
     const int64_t bsize = left_side ? n * k : m * n;
-    parallel_for(batch_threads(batch, n * bsize), batch, [&](int64_t i) {
+    for_each_matrix(batch, n * bsize, [&](int64_t i) {
       triangular_one(base + i * n * n, bb + i * bsize, n, m, k, left_side, lower, transpose,
                      conjugate, unit_diagonal);
     });

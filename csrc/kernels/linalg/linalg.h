@@ -7,7 +7,8 @@
 // Contracts (A is n x n, row-major, element (i, j) at a[i * n + j]):
 //   cholesky_batched: A = L L^H with L lower; A's lower triangle becomes L and its strict
 //     upper triangle 0. Only the lower triangle of A is read. A matrix that is not
-//     positive definite (a pivot <= 0 or NaN) becomes all NaN and its flag is 1.
+//     positive definite (a pivot <= 0) becomes all NaN and its flag is 1; a NaN pivot
+//     flows on into the factor (flag 0), as LAPACK's potrf.
 //     Worked example: [[4, 2], [2, 5]] -> [[2, 0], [1, 2]].
 //   lu_batched: P A = L U, L unit lower and U upper stored together in A; piv[i] is the row
 //     swapped with row i at step i (LAPACK's getrf order, 0-based). flag 1 if some U[i, i]
