@@ -12,6 +12,8 @@ xa.linalg.cholesky raises LinAlgError instead. Worked example::
     lax.linalg.triangular_solve(L, b, left_side=True, lower=True)   # L x = b
 """
 
+import math
+
 import numpy as np
 
 from xarr import _tensor
@@ -43,10 +45,7 @@ def dense_copy(x, code=None):
 
 
 def _batch(shape):
-    n = 1
-    for d in shape[:-2]:
-        n *= d
-    return n
+    return math.prod(shape[:-2])
 
 
 # -------------------------------------------------------------------------------- Cholesky
@@ -56,25 +55,20 @@ def _cholesky_rule(types, symmetrize_input):
     return TensorType(t.code, t.dims, None)
 
 
-def _cholesky_impl(x, symmetrize_input):
-    a = dense_copy(x)
-    if symmetrize_input:           # (x + x^H) / 2: only its lower triangle is read
-        h = a.swapaxes(-1, -2)
-        if np.dtype(a.dtype).kind == "c":
-            h = h.conj()
-        a = dense_copy((a + h) * 0.5, CODE_OF[a.dtype])
-    flags = _tensor.empty((_batch(a.shape),), _U8, None, True)
-    _kernels.cholesky_(a, flags)
-    return a
-
-
 def cholesky_with_flags(x):
     """(lower factor, uint8 flags: 1 where a matrix is not positive definite); x's lower
-    triangle only is read. For xa.linalg.cholesky."""
+    triangle only is read. The lax op's step, and xa.linalg.cholesky's (which raises)."""
     a = dense_copy(x)
     flags = _tensor.empty((_batch(a.shape),), _U8, None, True)
     _kernels.cholesky_(a, flags)
     return a, flags
+
+
+def _cholesky_impl(x, symmetrize_input):
+    if symmetrize_input:           # (x + x^H) / 2: only its lower triangle is read
+        h = x.swapaxes(-1, -2)
+        x = (x + (h.conj() if np.dtype(x.dtype).kind == "c" else h)) * 0.5
+    return cholesky_with_flags(x)[0]
 
 
 def cholesky(x, *, symmetrize_input=True):
@@ -144,7 +138,6 @@ def lu_factor(x):
     square matrices (x any layout, already of a factor dtype): P x = L U with L unit lower
     and U upper stored together, LAPACK's row swaps (0-based)."""
     a = dense_copy(x)
-    n = a.shape[-1]
     piv = _tensor.empty(tuple(a.shape[:-1]), _S64)
     flags = _tensor.empty((_batch(a.shape),), _U8, None, True)
     _kernels.lu_(a, piv, flags)

@@ -97,8 +97,8 @@ void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t lda
 
 // ------------------------------------------------------------------------ Cholesky
 // Lower Cholesky of the n x n block at a (leading dim lda), left-looking by columns; the
-// dot products run over the whole row prefix (the blocked driver has already subtracted
-// the columns left of the block, so `from` is where this block's columns start).
+// dot products run over the block's own row prefix (in the blocked driver the columns left
+// of the block were already subtracted by the trailing updates).
 template <class T> bool chol_unblocked(T* a, int64_t n, int64_t lda) {
   for (int64_t j = 0; j < n; ++j) {
     T* rj = a + j * lda;
@@ -210,21 +210,28 @@ void solve_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k
 }
 
 // ------------------------------------------------------------------------ LU
+// Partial pivoting's choice among count elements `stride` apart: the index of the largest
+// magnitude, the first on ties; a NaN wins over numbers (so it shows in the result).
+template <class T> int64_t pivot_index(const T* x, int64_t stride, int64_t count) {
+  int64_t p = 0;
+  double best = magnitude(x[0]);
+  for (int64_t i = 1; i < count; ++i) {
+    const double v = magnitude(x[i * stride]);
+    if (v > best || (std::isnan(v) && !std::isnan(best))) {
+      best = v;
+      p = i;
+    }
+  }
+  return p;
+}
+
 // Unblocked LU of columns [c0, c1) of rows [c0, n) (row stride n): pivots searched in
 // those columns, whole rows swapped (so the factored columns left of c0 and the columns
 // right of c1 follow, as LAPACK's row interchanges), rank-1 updates within the columns.
 template <class T> bool lu_panel(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv) {
   bool regular = true;
   for (int64_t j = c0; j < c1; ++j) {
-    int64_t p = j;
-    double best = magnitude(a[j * n + j]);
-    for (int64_t i = j + 1; i < n; ++i) {
-      const double v = magnitude(a[i * n + j]);
-      if (v > best || (std::isnan(v) && !std::isnan(best))) {
-        best = v;
-        p = i;
-      }
-    }
+    const int64_t p = j + pivot_index(a + j * n + j, n, n - j);
     piv[j] = p;
     if (p != j) std::swap_ranges(a + j * n, a + (j + 1) * n, a + p * n);
     const T pivot = a[j * n + j];
@@ -256,15 +263,7 @@ bool lu_panel_copied(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv,
   bool regular = true;
   for (int64_t j = 0; j < w; ++j) {
     T* col = buf.data() + j * m;
-    int64_t p = j;
-    double best = magnitude(col[j]);
-    for (int64_t i = j + 1; i < m; ++i) {
-      const double v = magnitude(col[i]);
-      if (v > best || (std::isnan(v) && !std::isnan(best))) {
-        best = v;
-        p = i;
-      }
-    }
+    const int64_t p = j + pivot_index(col + j, 1, m - j);
     piv[c0 + j] = c0 + p;
     if (p != j)
       for (int64_t c = 0; c < w; ++c) std::swap(buf[c * m + j], buf[c * m + p]);

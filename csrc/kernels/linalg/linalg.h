@@ -19,10 +19,11 @@
 //     <- op(A)^-1 B (left_side) or B op(A)^-1, op(A) = A, A^T or A^H; only A's `lower` (or
 //     upper) triangle is read, its diagonal taken as 1 for unit_diagonal. A zero pivot
 //     gives inf / NaN as the arithmetic does (XLA's semantics: no error).
-// Large n (at least kLinalgBlock): Cholesky and triangular solves run blocked, the
-// trailing updates as products on the GEMM engine (gemm.h), so they thread and use its
-// micro-kernels; smaller matrices run unblocked loops whose inner loops are dot products
-// over contiguous rows.
+// Large matrices run blocked, the trailing updates as products on the GEMM engine
+// (gemm.h), so they thread and use its micro-kernels: Cholesky from n = kLinalgBlock, LU
+// from 2 kLinalgBlock, triangular solves from kLinalgBlock with at least 16 right-hand
+// sides. Smaller ones run unblocked loops whose inner loops are dot products or axpys over
+// contiguous rows (LU's solve of one or two right-hand sides up to n = 16: plain loops).
 #pragma once
 
 #include <cstdint>

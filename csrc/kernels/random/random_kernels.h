@@ -23,9 +23,11 @@ constexpr int kLanes = 16;
 typedef uint32_t Tile[4][kLanes];
 
 // Philox4x32-10 on 16 lanes of GCC vectors: rng_blocks::philox's rounds with each 32x32
-// product split by lane parity, so the compiler emits vpmuludq (2 per 16 products) rather
-// than the 64-bit vpmullq a plain simd loop gets. tests/test_random.py checks every tile
-// against the scalar block function.
+// product split by lane parity into 64-bit lanes (even lanes, then odd ones shifted down).
+// Measured faster than the plain simd loop over rng_blocks::philox (16M f64 uniforms 19.2
+// -> 14.0 ms on Zen 4), though GCC 12 still multiplies with vpmullq, not vpmuludq (objdump
+// of random_avx512.cpp.o). tests/test_random.py checks every tile against the scalar block
+// function.
 typedef uint32_t V32 __attribute__((vector_size(64)));
 typedef uint64_t V64 __attribute__((vector_size(64)));
 
