@@ -212,12 +212,15 @@ def test_norm_errors_like_numpy(fn, shape, kw):
 
 
 @pytest.mark.parametrize("ord", [2, -2, "nuc"])
-def test_singular_value_norms_are_not_implemented(ord):  # noqa: A002
-    m = xa.ones((3, 3))
-    for call in (lambda: xa.linalg.norm(m, ord), lambda: xa.linalg.matrix_norm(m, ord=ord),
-                 lambda: xa.linalg.norm(xa.ones((2, 3, 3)), ord, axis=(1, 2))):
-        with pytest.raises(NotImplementedError, match="SVD is not yet in xarr"):
-            call()
+def test_singular_value_norms(ord):  # noqa: A002
+    """(LAPACK's SVD: more in test_decompositions.py)"""
+    m = np.arange(9.0).reshape(3, 3) + np.eye(3)
+    s = np.arange(2 * 9.0).reshape(2, 3, 3) ** 1.5
+    np.testing.assert_allclose(np.asarray(xa.linalg.norm(m, ord)), np.linalg.norm(m, ord))
+    np.testing.assert_allclose(np.asarray(xa.linalg.matrix_norm(m, ord=ord)),
+                               np.linalg.matrix_norm(m, ord=ord))
+    np.testing.assert_allclose(np.asarray(xa.linalg.norm(s, ord, axis=(1, 2))),
+                               np.linalg.norm(s, ord, axis=(1, 2)))
 
 
 @given(st.data())

@@ -32,32 +32,39 @@ _FACTOR_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
 _WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
 
 
-def _check_dtype(t, fn):
+def check_dtype(t, fn):
     dt = np.dtype(t.dtype)
     if dt.kind not in "biu" and dt not in _FACTOR_DTYPES:
         raise TypeError(f"linalg.{fn}: array type {dt} is unsupported in linalg")
 
 
-def _operand(x, fn):
-    """(x as a square-matrix tensor in the dtype it is factored in, the result dtype):
-    integers and bools as float64; float32 / complex64 factored in float64 / complex128
-    and rounded back at the end, as numpy.linalg does (single precision pivots would lose
-    digits NumPy keeps on ill-conditioned matrices)."""
+def matrix_operand(x, fn, square=True):
+    """(x as a tensor of a linalg dtype with at least two dims, square in the last two when
+    ``square``; the result dtype): LinAlgError / TypeError as numpy.linalg. Integers and
+    bools give float64 results."""
     t = x if isinstance(x, Tensor) else asarray(x)
-    _check_dtype(t, fn)
+    check_dtype(t, fn)
     dt = np.dtype(t.dtype)
-    result = np.dtype(np.float64) if dt.kind in "biu" else dt
     if t.ndim < 2:
         raise LinAlgError(f"linalg.{fn}: {t.ndim}-dimensional array given. Array must be at "
                           f"least two-dimensional")
-    if t.shape[-1] != t.shape[-2]:
+    if square and t.shape[-1] != t.shape[-2]:
         raise LinAlgError(f"linalg.{fn}: Last 2 dimensions of the array must be square, got "
                           f"shape {tuple(t.shape)}")
+    return t, (np.dtype(np.float64) if dt.kind in "biu" else dt)
+
+
+def _operand(x, fn):
+    """(x as a square-matrix tensor in the dtype it is factored in, the result dtype):
+    float32 / complex64 factored in float64 / complex128 and rounded back at the end, as
+    numpy.linalg does (single precision pivots would lose digits NumPy keeps on
+    ill-conditioned matrices)."""
+    t, result = matrix_operand(x, fn)
     work = _WIDE.get(result, result)
-    return (t if dt == work else t.astype(work)), result
+    return (t if np.dtype(t.dtype) == work else t.astype(work)), result
 
 
-def _narrowed(t, dtype):
+def narrowed(t, dtype):
     return t if np.dtype(t.dtype) == dtype else t.astype(dtype)
 
 
@@ -75,7 +82,7 @@ def cholesky(a, /, *, upper=False):
     if upper:
         factor = factor.swapaxes(-1, -2)
         factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor.copy()
-    return _narrowed(factor, result)
+    return narrowed(factor, result)
 
 
 def solve(a, b, /):
@@ -84,7 +91,7 @@ def solve(a, b, /):
     singular matrix."""
     t, result = _operand(a, "solve")
     rhs = b if isinstance(b, Tensor) else asarray(b)
-    _check_dtype(rhs, "solve")
+    check_dtype(rhs, "solve")
     n = t.shape[-1]
     vector = rhs.ndim == 1
     if vector:
@@ -105,7 +112,7 @@ def solve(a, b, /):
     lu, piv, flags = _lin.lu_factor(t)
     if _any(flags):
         raise LinAlgError("linalg.solve: Singular matrix")
-    x = _narrowed(_lin.lu_solve(lu, piv, rhs), result)
+    x = narrowed(_lin.lu_solve(lu, piv, rhs), result)
     return x.reshape(batch + (n,)) if vector else x
 
 
@@ -117,7 +124,7 @@ def inv(a, /):
     if _any(flags):
         raise LinAlgError("linalg.inv: Singular matrix")
     eye = broadcast_to(asarray(np.eye(n, dtype=np.dtype(lu.dtype))), tuple(t.shape))
-    return _narrowed(_lin.lu_solve(lu, piv, eye), result)
+    return narrowed(_lin.lu_solve(lu, piv, eye), result)
 
 
 def _lu_diagonal(t):

@@ -16,8 +16,8 @@ temporary), other sums of squares ``sum(x * x)`` over the axes; complex values c
     >>> xa.linalg.vector_norm(xa.asarray([3.0, -4.0]), ord=1)          # 7.0
     >>> xa.linalg.multi_dot([a, b, c])    # (a @ b) @ c or a @ (b @ c), the cheaper one
 
-The matrix 2 / -2 / nuclear norms need singular values and a negative ``matrix_power``
-needs an inverse: both raise NotImplementedError until xarr has SVD and inv.
+The matrix 2 / -2 / nuclear norms reduce the singular values of LAPACK's SVD
+(xarr/_ops/lapack.py).
 """
 
 import numbers
@@ -35,6 +35,7 @@ from xarr._numpy.contraction import trace as _trace
 from xarr._numpy.manipulation import broadcast_to, copy, moveaxis, stack
 from xarr._numpy.reductions import max as _max, min as _min, sum as _sum  # noqa: A004
 from xarr._ops import contraction as C
+from xarr._ops import lapack
 from xarr._ops.creation import eye
 from xarr._ops import structural as S
 from xarr._ops.elementwise import broadcast_shapes, promote
@@ -131,8 +132,21 @@ def _vector(x, axes, ord, keepdims, fn):  # noqa: A002
     return U.power(total, inv)
 
 
-_SVD_ORDS = {2: "its largest singular value", -2: "its smallest singular value",
-             "nuc": "the sum of its singular values"}
+_SVD_ORDS = {2: _max, -2: _min, "nuc": _sum}   # reductions of the singular values
+
+
+def _singular_value_norm(x, row, col, ord, keepdims, fn):  # noqa: A002
+    """The matrix 2 / -2 / nuclear norm: the largest / smallest / sum of the singular
+    values of the matrices in dims (row, col) (LAPACK's SVD, xarr/_ops/lapack.py)."""
+    s, info = lapack.singular_values(moveaxis(x, (row, col), (-2, -1)))
+    if (info > 0).any():
+        raise LinAlgError(f"xa.linalg.{fn}: SVD did not converge")
+    r = _SVD_ORDS[ord](s, axis=-1).astype(_REAL_OF.get(x.dtype, x.dtype))
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        r = r.reshape(tuple(shape))
+    return r
 
 
 def _matrix(x, row, col, ord, keepdims, fn):  # noqa: A002
@@ -142,9 +156,7 @@ def _matrix(x, row, col, ord, keepdims, fn):  # noqa: A002
     if ord in (None, "fro", "f"):
         return U.sqrt(_sum_abs2(x, tuple(sorted((row, col))), keepdims))
     if isinstance(ord, (str, numbers.Real)) and ord in _SVD_ORDS:
-        raise NotImplementedError(
-            f"xa.linalg.{fn}: ord={ord!r} of a matrix is {_SVD_ORDS[ord]}, which needs an "
-            f"SVD; SVD is not yet in xarr")
+        return _singular_value_norm(x, row, col, ord, keepdims, fn)
     if ord in (1, -1, _INF, -_INF) and not isinstance(ord, str):
         summed, over = (row, col) if ord in (1, -1) else (col, row)
         sums = _sum(U.absolute(x), axis=summed, keepdims=True)
@@ -165,7 +177,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     the matrix norm of a 2-D x. An int axis (or a 1-tuple) gives vector norms along it, a
     2-tuple matrix norms of those dims; other counts raise ValueError("Improper number of
     dimensions to norm."). Vector ords: any real (inf, -inf, 0 ...); matrix ords: None,
-    'fro', 1, -1, inf, -inf (2, -2 and 'nuc' raise NotImplementedError: no SVD yet).
+    'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
 
     >>> xa.linalg.norm(xa.asarray([[1.0, -2.0], [3.0, 4.0]]), ord=1)      # 6.0
     """
@@ -223,7 +235,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     """Array API matrix_norm: the ``ord``-norm of the matrices in the last two dims:
-    'fro', 1, -1, inf, -inf (2, -2 and 'nuc' need an SVD: NotImplementedError for now).
+    'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
 
     >>> xa.linalg.matrix_norm(xa.ones((5, 2, 3)), ord=xa.inf)            # [3., ... 3.]
     """
