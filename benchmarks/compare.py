@@ -34,25 +34,8 @@ from xarr.tour import per_call
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchmarks.common import chain3, chain20  # noqa: E402
 
-try:
-    import torch
-except ImportError:  # optional peer
-    torch = None
-try:
-    import numexpr
-except ImportError:  # optional peer
-    numexpr = None
-try:
-    import jax
-    import jax.numpy as jnp
-except ImportError:  # optional peer
-    jax = None
-try:
-    import scipy.fft as scipy_fft
-    import scipy.linalg as scipy_linalg
-except ImportError:  # optional peer
-    scipy_fft = scipy_linalg = None
-SCIPY = {}   # workload key -> scipy call (fft_rows, factor_rows fill it)
+from compare_linalg import decomposition_rows, factor_rows, linalg_rows  # noqa: E402
+from peers import SCIPY, jax, jnp, numexpr, scipy_fft, torch  # noqa: E402
 
 
 class _TorchScalars:
@@ -156,7 +139,8 @@ def workloads():
         conv_rows(t, jx) + \
         pow_rows(a, b, xa_a, xa_b, t) + \
         call_rows() + kernel_rows() + sweep_rows() + io_rows() + fft_rows(t, jx) + \
-        random_rows(t, jx) + linalg_rows(t, jx) + factor_rows(t, jx), \
+        random_rows(t, jx) + linalg_rows(t, jx) + factor_rows(t, jx) + \
+        decomposition_rows(t, jx), \
         [("torch", torch, t), ("numexpr", numexpr, ne), ("jax", jax, jx),
          ("scipy", scipy_fft, SCIPY)]
 
@@ -798,96 +782,6 @@ def random_rows(t, jx):
          lambda: xg.permutation(n // 16), best, None),
     ]
     return rows
-
-
-def linalg_rows(t, jx):
-    """Issue 18's xa.linalg norms (xarr/_numpy/linalg.py): the Frobenius and 1-norm of a
-    4096x4096 f32 matrix and the 2-norm of 16M f32, against numpy.linalg, torch.linalg
-    and jax.jit. (GB/s: the operand read once.)"""
-    rng = np.random.default_rng(18)
-    m = rng.standard_normal((4096, 4096)).astype(np.float32)
-    v = rng.standard_normal(16 * 1024 * 1024).astype(np.float32)
-    xm, xv = xa.asarray(m, copy=True), xa.asarray(v, copy=True)
-    if torch is not None:
-        tm, tv = torch.from_numpy(m), torch.from_numpy(v)
-        t.update({"linalg_norm_fro_f32": lambda: torch.linalg.norm(tm),
-                  "linalg_norm_1_f32": lambda: torch.linalg.matrix_norm(tm, ord=1),
-                  "linalg_vector_norm_f32": lambda: torch.linalg.vector_norm(tv)})
-    if jax is not None:
-        jm, jv = jnp.asarray(m), jnp.asarray(v)
-        jf = jax.jit(jnp.linalg.norm)
-        j1 = jax.jit(lambda x: jnp.linalg.norm(x, ord=1))
-        jvn = jax.jit(jnp.linalg.vector_norm)
-        jx.update({"linalg_norm_fro_f32": lambda: jf(jm).block_until_ready(),
-                   "linalg_norm_1_f32": lambda: j1(jm).block_until_ready(),
-                   "linalg_vector_norm_f32": lambda: jvn(jv).block_until_ready()})
-    return [
-        ("linalg_norm_fro_f32", "linalg.norm 4096^2 f32 ('fro')", lambda: np.linalg.norm(m),
-         lambda: xa.linalg.norm(xm), best, m.nbytes),
-        ("linalg_norm_1_f32", "linalg.norm 4096^2 f32 (ord=1)",
-         lambda: np.linalg.norm(m, 1), lambda: xa.linalg.norm(xm, 1), best, m.nbytes),
-        ("linalg_vector_norm_f32", "linalg.vector_norm 16M f32",
-         lambda: np.linalg.vector_norm(v), lambda: xa.linalg.vector_norm(xv), best, v.nbytes),
-    ]
-
-
-def factor_rows(t, jx):
-    """Issue 18's factorizations on xarr's kernels (csrc/kernels/linalg/): Cholesky of a
-    2048^2 f64 SPD matrix (goal 1.0x NumPy), a triangular solve with 2048 right-hand sides
-    (goal 1.0x scipy.linalg.solve_triangular), solve of 2048^2, and 10000 batched 8x8
-    inv / solve / cholesky (goal 3x NumPy), against NumPy (OpenBLAS), scipy, torch and jax."""
-    rng = np.random.default_rng(18)
-    g = rng.standard_normal((2048, 2048))
-    spd = g @ g.T + 2048 * np.eye(2048)
-    low = np.linalg.cholesky(spd)
-    rhs = rng.standard_normal((2048, 2048))
-    small = rng.standard_normal((10000, 8, 8))
-    small_spd = small @ np.swapaxes(small, -1, -2) + 8 * np.eye(8)
-    vec = rng.standard_normal((10000, 8, 1))
-    x_spd, x_low, x_rhs, x_g = (xa.asarray(v, copy=True) for v in (spd, low, rhs, g))
-    x_small, x_sspd, x_vec = (xa.asarray(v, copy=True) for v in (small, small_spd, vec))
-    if scipy_linalg is not None:
-        sla = scipy_linalg
-        SCIPY.update({"factor_trsm_f64": lambda: sla.solve_triangular(low, rhs, lower=True),
-                      "factor_cholesky_f64": lambda: sla.cholesky(spd, lower=True)})
-    if torch is not None:
-        ts, tl, tr, tg = (torch.from_numpy(v) for v in (spd, low, rhs, g))
-        tsm, tss, tv = (torch.from_numpy(v) for v in (small, small_spd, vec))
-        t.update({"factor_cholesky_f64": lambda: torch.linalg.cholesky(ts),
-                  "factor_trsm_f64": lambda: torch.linalg.solve_triangular(tl, tr, upper=False),
-                  "factor_solve_f64": lambda: torch.linalg.solve(tg, tr),
-                  "factor_inv_8x8": lambda: torch.linalg.inv(tsm),
-                  "factor_solve_8x8": lambda: torch.linalg.solve(tsm, tv),
-                  "factor_cholesky_8x8": lambda: torch.linalg.cholesky(tss)})
-    if jax is not None:
-        js, jl, jr, jg = (jnp.asarray(v) for v in (spd, low, rhs, g))
-        jsm, jss, jv = (jnp.asarray(v) for v in (small, small_spd, vec))
-        jchol, jinv = jax.jit(jnp.linalg.cholesky), jax.jit(jnp.linalg.inv)
-        jsolve = jax.jit(jnp.linalg.solve)
-        jtri = jax.jit(lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True))
-        jx.update({"factor_cholesky_f64": lambda: jchol(js).block_until_ready(),
-                   "factor_trsm_f64": lambda: jtri(jl, jr).block_until_ready(),
-                   "factor_solve_f64": lambda: jsolve(jg, jr).block_until_ready(),
-                   "factor_inv_8x8": lambda: jinv(jsm).block_until_ready(),
-                   "factor_solve_8x8": lambda: jsolve(jsm, jv).block_until_ready(),
-                   "factor_cholesky_8x8": lambda: jchol(jss).block_until_ready()})
-    return [
-        ("factor_cholesky_f64", "cholesky 2048^2 f64", lambda: np.linalg.cholesky(spd),
-         lambda: xa.linalg.cholesky(x_spd), best, None),
-        ("factor_trsm_f64", "triangular solve 2048^2, 2048 rhs f64",
-         lambda: np.linalg.solve(low, rhs),
-         lambda: xa.lax.linalg.triangular_solve(x_low, x_rhs, left_side=True, lower=True),
-         best, None),
-        ("factor_solve_f64", "solve 2048^2, 2048 rhs f64", lambda: np.linalg.solve(g, rhs),
-         lambda: xa.linalg.solve(x_g, x_rhs), best, None),
-        ("factor_inv_8x8", "inv 10000 x 8x8 f64", lambda: np.linalg.inv(small),
-         lambda: xa.linalg.inv(x_small), best, None),
-        ("factor_solve_8x8", "solve 10000 x 8x8 f64", lambda: np.linalg.solve(small, vec),
-         lambda: xa.linalg.solve(x_small, x_vec), best, None),
-        ("factor_cholesky_8x8", "cholesky 10000 x 8x8 f64",
-         lambda: np.linalg.cholesky(small_spd), lambda: xa.linalg.cholesky(x_sspd), best,
-         None),
-    ]
 
 
 def _np_dus(m, u):

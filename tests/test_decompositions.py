@@ -359,3 +359,67 @@ def test_factorizations_reconstruct_property(m, n, batch, dtype, seed):
         h = hermitian(batch + (n, n), dtype, seed)
         w, v = map(np.asarray, xa.linalg.eigh(h))
         small(h @ v - v * w[..., None, :], max(np.abs(h).max(), 1) if h.size else 1, dtype)
+
+
+# ------------------------------------------------------------------------ xa.lax.linalg
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lax_ops_match_jax_semantics_eager_jit_lazy(dtype):
+    lax = xa.lax
+    a = random_matrix((3, 5, 4), dtype, 20)
+    h = hermitian((3, 4, 4), dtype, 21)
+    scale = np.abs(a).max()
+
+    def run(x, y):
+        u, s, vh = lax.linalg.svd(x)
+        q, r = lax.linalg.qr(x, full_matrices=False)
+        v, w = lax.linalg.eigh(y)
+        return u, s, vh, q, r, v, w, lax.linalg.svd(x, compute_uv=False)
+
+    eager = [np.asarray(o) for o in run(a, h)]
+    jitted = [np.asarray(o) for o in xa.jit(run)(a, h)]
+    with xa.lazy():
+        lazy = run(xa.asarray(a), xa.asarray(h))
+    lazy = [np.asarray(o) for o in lazy]
+    for e, j, z in zip(eager, jitted, lazy):
+        assert e.dtype == j.dtype == z.dtype and e.shape == j.shape == z.shape
+        np.testing.assert_array_equal(e, j)
+        np.testing.assert_array_equal(e, z)
+    u, s, vh, q, r, v, w, s_only = eager
+    real = np.zeros(0, dtype).real.dtype
+    assert u.shape == (3, 5, 5) and vh.shape == (3, 4, 4) and u.dtype == dtype
+    assert s.dtype == real and w.dtype == real and v.dtype == dtype
+    small((u[..., :4] * s[..., None, :]) @ vh - a, scale, dtype)
+    small(q @ r - a, scale, dtype)
+    assert np.array_equal(np.triu(r), r) and q.shape == (3, 5, 4)
+    small(h @ v - v * w[..., None, :], np.abs(h).max(), dtype)
+    small(s_only - s, scale, dtype)      # (LAPACK's values-only path rounds differently)
+
+
+def test_lax_eigh_symmetrizes_and_eig_vectors():
+    lax = xa.lax
+    m = random_matrix((4, 4), np.float64, 22)
+    v, w = lax.linalg.eigh(m)                             # of (m + m^T) / 2
+    np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh((m + m.T) / 2), atol=1e-12)
+    v, w = lax.linalg.eigh(np.tril(m), symmetrize_input=False)   # lower triangle only
+    np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(np.tril(m)), atol=1e-12)
+    w, vr = lax.linalg.eig(m)
+    assert np.dtype(w.dtype) == np.complex128
+    np.testing.assert_allclose(m @ np.asarray(vr), np.asarray(vr) * np.asarray(w), atol=1e-12)
+    (w32,) = lax.linalg.eig(m.astype(np.float32), compute_right_eigenvectors=False)
+    assert np.dtype(w32.dtype) == np.complex64
+    with pytest.raises(NotImplementedError, match="left"):
+        lax.linalg.eig(m, compute_left_eigenvectors=True)
+
+
+def test_lax_failures_give_nan_and_the_hlo_text_names_the_ops():
+    lax = xa.lax
+    bad = np.stack([np.eye(3), np.full((3, 3), np.nan)])
+    u, s, vh = lax.linalg.svd(bad)
+    assert np.isfinite(np.asarray(s)[0]).all() and np.isnan(np.asarray(s)[1]).all()
+    assert np.isnan(np.asarray(u)[1]).all()
+    text = xa.jit(lambda x: lax.linalg.svd(x, full_matrices=False)).lower(bad).as_text()
+    assert "svd(" in text and "full_matrices=false" in text
+    with pytest.raises(ValueError, match="square"):
+        lax.linalg.eigh(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="float32, float64"):
+        lax.linalg.qr(np.ones((2, 3), np.int32))

@@ -19,7 +19,9 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._bindings import lapack as _kernels
-from xarr._dtypes import CODE_OF
+from xarr._dtypes import CODE_OF, DTYPES
+from xarr._graph.ir import TensorType
+from xarr._ops import structural as S
 from xarr._ops.linalg import dense_copy
 
 _F64, _C128, _S64 = (CODE_OF[np.dtype(d)] for d in (np.float64, np.complex128, np.int64))
@@ -171,3 +173,167 @@ def lstsq(a, b, rcond):
     info = _info(count)
     _kernels.lstsq_(am, bm, count, m, n, k, x, s, rank, residuals, float(rcond), info)
     return x, residuals, rank, s, _checked(info, "lstsq", am)
+
+
+# ----------------------------------------------------- xa.lax.linalg: jax.lax.linalg's ops
+# jax.lax.linalg's svd, eigh, qr and eig as graph ops (eager, xa.jit, xa.lazy), on the
+# functions above. As in jax: results keep the operand's dtype (real parts real), and a
+# matrix whose algorithm fails gives NaN (no exception inside graphs, SPEC.md).
+_LAX_CODES = {CODE_OF[np.dtype(d)]: CODE_OF[np.dtype(r)] for d, r in (
+    (np.float32, np.float32), (np.float64, np.float64), (np.complex64, np.float32),
+    (np.complex128, np.float64))}
+
+
+def _lax_matrix(t, fn, square):
+    if len(t.dims) < 2 or (square and t.dims[-1] != t.dims[-2]):
+        what = "square matrices [..., n, n]" if square else "matrices [..., m, n]"
+        raise ValueError(f"lax.linalg.{fn}: x must be a batch of {what}, got shape {t.dims}")
+    if t.code not in _LAX_CODES:
+        raise TypeError(f"lax.linalg.{fn}: x must be float32, float64, complex64 or "
+                        f"complex128, got {DTYPES[t.code]}")
+    return t.dims[:-2], t.dims[-2], t.dims[-1]
+
+
+def _nan_where_failed(t, info, code):
+    """t in dtype ``code``, its matrices NaN where info != 0."""
+    out = t if CODE_OF[t.dtype] == code else dense_copy(t, code)
+    failed = np.asarray(info).reshape(-1) != 0
+    if failed.any():
+        view = np.asarray(out).reshape((failed.size, -1))
+        view[failed] = np.nan
+    return out
+
+
+def _svd_rule(types, full_matrices, compute_uv):
+    (t,) = types
+    batch, m, n = _lax_matrix(t, "svd", False)
+    k = min(m, n)
+    s = TensorType(_LAX_CODES[t.code], batch + (k,), None)
+    if not compute_uv:
+        return s
+    ucols, vrows = (m, n) if full_matrices else (k, k)
+    return (TensorType(t.code, batch + (m, ucols), None), s,
+            TensorType(t.code, batch + (vrows, n), None))
+
+
+def _svd_impl(x, full_matrices, compute_uv):
+    u, s, vh, info = svd(x, full_matrices, compute_uv)
+    code = CODE_OF[x.dtype]
+    s = _nan_where_failed(s, info, _LAX_CODES[code])
+    if not compute_uv:
+        return s
+    return _nan_where_failed(u, info, code), s, _nan_where_failed(vh, info, code)
+
+
+def _eigh_rule(types, lower, symmetrize_input):
+    (t,) = types
+    batch, n, _ = _lax_matrix(t, "eigh", True)
+    return (TensorType(t.code, batch + (n, n), None),
+            TensorType(_LAX_CODES[t.code], batch + (n,), None))
+
+
+def _eigh_impl(x, lower, symmetrize_input):
+    if symmetrize_input:           # (x + x^H) / 2
+        h = x.swapaxes(-1, -2)
+        x = (x + (h.conj() if np.dtype(x.dtype).kind == "c" else h)) * 0.5
+    w, v, info = eigh(x, lower, True)
+    code = CODE_OF[x.dtype]
+    return _nan_where_failed(v, info, code), _nan_where_failed(w, info, _LAX_CODES[code])
+
+
+def _qr_rule(types, full_matrices):
+    (t,) = types
+    batch, m, n = _lax_matrix(t, "qr", False)
+    rows = m if full_matrices else min(m, n)
+    return (TensorType(t.code, batch + (m, rows), None),
+            TensorType(t.code, batch + (rows, n), None))
+
+
+def _qr_impl(x, full_matrices):
+    m, n = x.shape[-2:]
+    rows = m if full_matrices else min(m, n)
+    h, _, q, _ = qr(x, rows)
+    code = CODE_OF[x.dtype]
+    r_full = dense_copy(h.swapaxes(-1, -2)[..., :rows, :], code)
+    return dense_copy(q, code), _upper(r_full)
+
+
+def _upper(t):
+    """t with its strictly-lower triangles zeroed, in place (row-major t)."""
+    view = np.asarray(t)
+    rows, cols = view.shape[-2:]
+    view[..., ~np.triu(np.ones((rows, cols), bool))] = 0
+    return t
+
+
+def _eig_rule(types, compute_left_eigenvectors, compute_right_eigenvectors):
+    (t,) = types
+    batch, n, _ = _lax_matrix(t, "eig", True)
+    if compute_left_eigenvectors:
+        raise NotImplementedError("lax.linalg.eig: compute_left_eigenvectors=True is not "
+                                  "supported (pass compute_left_eigenvectors=False)")
+    wide = _C128 if t.code in (_C128, _F64) else CODE_OF[np.dtype(np.complex64)]
+    w = TensorType(wide, batch + (n,), None)
+    if not compute_right_eigenvectors:
+        return (w,)
+    return (w, TensorType(wide, batch + (n, n), None))
+
+
+def _eig_impl(x, compute_left_eigenvectors, compute_right_eigenvectors):
+    w, v, info = eig(x, compute_right_eigenvectors)
+    single = CODE_OF[x.dtype] not in (_C128, _F64)
+    code = CODE_OF[np.dtype(np.complex64)] if single else _C128
+    w = _nan_where_failed(w, info, code)
+    if not compute_right_eigenvectors:
+        return (w,)
+    return w, _nan_where_failed(v, info, code)
+
+
+def _tuple_op(name, rule, impl, x, attrs):
+    x = S.as_operand(x)
+    rtype = rule([S.type_of(x, f"lax.linalg.{name}")], **attrs)
+    out = S.record_tuple(name, [x], rtype, attrs)
+    return impl(_tensor.strided(x), **attrs) if out is None else out
+
+
+def lax_svd(x, *, full_matrices=True, compute_uv=True):
+    """jax.lax.linalg.svd: (u, s, vh) with x = u diag(s) vh, s real and descending
+    (u [..., m, m] and vh [..., n, n], or [..., m, k] and [..., k, n] without
+    ``full_matrices``); s alone without ``compute_uv``."""
+    attrs = {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv)}
+    return _tuple_op("svd", _svd_rule, _svd_impl, x, attrs)
+
+
+def lax_eigh(x, *, lower=True, symmetrize_input=True):
+    """jax.lax.linalg.eigh: (v, w), eigenvectors (columns) and ascending eigenvalues of
+    each Hermitian matrix, of (x + x^H) / 2 with ``symmetrize_input`` (else only the
+    ``lower`` or upper triangle is read)."""
+    attrs = {"lower": bool(lower), "symmetrize_input": bool(symmetrize_input)}
+    return _tuple_op("eigh", _eigh_rule, _eigh_impl, x, attrs)
+
+
+def lax_qr(x, *, full_matrices=True):
+    """jax.lax.linalg.qr: (q, r), x = q r with q's columns orthonormal and r upper
+    triangular; q [..., m, m] and r [..., m, n] with ``full_matrices`` (jax's default),
+    else [..., m, k] and [..., k, n]."""
+    return _tuple_op("qr", _qr_rule, _qr_impl, x, {"full_matrices": bool(full_matrices)})
+
+
+def lax_eig(x, *, compute_left_eigenvectors=False, compute_right_eigenvectors=True):
+    """jax.lax.linalg.eig: [w] or [w, vr], complex eigenvalues and right eigenvectors (unit
+    columns) of each square matrix. Left eigenvectors are not computed (xarr's default is
+    False where jax's is True; True raises NotImplementedError)."""
+    attrs = {"compute_left_eigenvectors": bool(compute_left_eigenvectors),
+             "compute_right_eigenvectors": bool(compute_right_eigenvectors)}
+    return list(_tuple_op("eig", _eig_rule, _eig_impl, x, attrs))
+
+
+def _flags_text(*names):
+    return lambda attrs: [f"{n}={str(attrs[n]).lower()}" for n in names]
+
+
+S.defop("svd", _svd_rule, _svd_impl, text=_flags_text("full_matrices", "compute_uv"))
+S.defop("eigh", _eigh_rule, _eigh_impl, text=_flags_text("lower", "symmetrize_input"))
+S.defop("qr", _qr_rule, _qr_impl, text=_flags_text("full_matrices"))
+S.defop("eig", _eig_rule, _eig_impl, text=_flags_text("compute_left_eigenvectors",
+                                                      "compute_right_eigenvectors"))

@@ -60,7 +60,7 @@ def defop(name, rule, impl, view=False, text=None, hlo=""):
                 text=None if text is None else (lambda instr: text(instr.attrs))))
 
 
-def _type_of(x, where):
+def type_of(x, where):
     if type(x) is Traced:
         return x.instr.type
     if isinstance(x, Tensor):
@@ -79,7 +79,7 @@ def apply(name, operands, **attrs):
     """Runs or records structural op ``name`` (see the module docstring)."""
     op = lookup(name)
     operands = [as_operand(x) for x in operands]
-    rtype = op.rule([_type_of(x, f"lax.{name}") for x in operands], **attrs)
+    rtype = op.rule([type_of(x, f"lax.{name}") for x in operands], **attrs)
     rec = recorder(operands)
     if rec is None:
         return op.impl(*[_tensor.strided(x) for x in operands], **attrs)
