@@ -127,6 +127,24 @@ def test_triangular_solve_every_variant(dtype, left_side, lower, transpose_a, co
     np.testing.assert_allclose(got, b, atol=tol(dtype, n) * 10)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a", [False, True])
+def test_triangular_solve_recursive_paths(dtype, left_side, lower, transpose_a):
+    """n = 150 with 40 right-hand sides: the recursive solve (halves of 80 / 70, leaves of
+    <= 64 rows, the off-diagonal products accumulated on the GEMM engine)."""
+    n = 150
+    base = (random_matrix((n, n), dtype, 9) / np.sqrt(n) + 2 * np.eye(n)).astype(dtype)
+    tri = np.tril(base) if lower else np.triu(base)
+    op = tri.T if transpose_a else tri
+    b = random_matrix((n, 40) if left_side else (40, n), dtype, 10)
+    x = np.asarray(lax.linalg.triangular_solve(base, b, left_side=left_side, lower=lower,
+                                               transpose_a=transpose_a))
+    got = op @ x if left_side else x @ op
+    np.testing.assert_allclose(got, b, atol=tol(dtype, n) * 10)
+
+
 def test_lax_cholesky_symmetrizes_and_gives_nan():
     a = spd((3, 3), np.float64)
     skewed = a + np.triu(np.ones((3, 3)), 1)            # upper part differs

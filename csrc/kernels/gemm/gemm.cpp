@@ -15,6 +15,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -845,7 +846,7 @@ struct Driver {
             const char* bp = b_block + jp * b_panel;
             if (c_direct && rows == MR && cols == NR) {  // one offset serves
               m.offsets(ic + ip * MR, 1, 2, row_c);
-              uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs_c, 1, pc > 0);
+              uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs_c, 1, pc > 0 || p.accumulate);
               continue;
             }
             m.offsets(ic + ip * MR, rows, 2, row_c);
@@ -855,7 +856,8 @@ struct Driver {
               bool even = rs % int64_t{sizeof(T)} == 0;
               for (int r = 2; even && r < MR; ++r) even = row_c[r] - row_c[r - 1] == rs;
               if (even) {
-                uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs / int64_t{sizeof(T)}, 1, pc > 0);
+                uk.fn(kc, ap, bp, c + row_c[0] + col_c[0], rs / int64_t{sizeof(T)}, 1,
+                      pc > 0 || p.accumulate);
                 continue;
               }
             }
@@ -866,7 +868,7 @@ struct Driver {
                 T* d = reinterpret_cast<T*>(c + row_c[r] + col_c[run_lo[q]]);
                 const T* v = tile + r * NR + run_lo[q];
                 const int len = run_lo[q + 1] - run_lo[q];
-                if (pc > 0) {
+                if (pc > 0 || p.accumulate) {
                   for (int j = 0; j < len; ++j) d[j] = d[j] + v[j];
                 } else {
                   for (int j = 0; j < len; ++j) d[j] = v[j];
@@ -1076,7 +1078,7 @@ struct Driver {
 
   void run() const {
     const int64_t M = m.total, N = n.total, K = k.total, B = batch.total;
-    if (M == 0 || N == 0 || B == 0) return;
+    if (M == 0 || N == 0 || B == 0 || (K == 0 && p.accumulate)) return;
     if (K == 0) {
       for (int64_t bi = 0; bi < B; ++bi) {
         int64_t oa, ob, oc;
@@ -1096,9 +1098,11 @@ struct Driver {
     // Products up to kGemmDirectL2Macs whose B sits in half of L2 skip packing too: on a
     // Zen 4 VM (1 MiB L2) 128^3 f32 ran 31.6 -> 21.7 us (NumPy 29.8), 256^3 192 -> 157 us.
     const bool in_l2 = per_product <= kGemmDirectL2Macs && K * N * es <= cache_sizes().l2 / 2;
-    const bool direct = (per_product <= kGemmDirectMacs || skinny || in_l2) &&
+    // (accumulate: the packed paths only, which keep C through `pc > 0 || accumulate`)
+    const bool direct = !p.accumulate &&
+                        (per_product <= kGemmDirectMacs || skinny || in_l2) &&
                         direct_ok(&d_am, &d_ak, &d_bk, &d_bn, per_product <= kGemmDirectMacs);
-    if (!direct && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
+    if (!direct && !p.accumulate && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
         K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
       small();
       return;
@@ -1125,12 +1129,13 @@ struct Driver {
       return;
     }
     int64_t a_m, a_k, b_k, c_m;
-    if (gemv_ok(&a_m, &a_k, &b_k, &c_m) && (a_k == es || a_m == es || K <= 1)) {
+    if (!p.accumulate && gemv_ok(&a_m, &a_k, &b_k, &c_m) &&
+        (a_k == es || a_m == es || K <= 1)) {
       run_gemv(boff_a, boff_b, boff_c, nt, a_m, a_k, b_k, c_m);
       return;
     }
 
-    if (ksplit_ok()) {
+    if (!p.accumulate && ksplit_ok()) {
       run_ksplit(nt);
       return;
     }
@@ -1252,6 +1257,9 @@ bool reads(int dtype) {
 
 template <class T>
 void run_typed(const GemmProblem& p, int type) {
+  if (p.accumulate && (std::is_integral_v<T> || p.dtype_a != TypeInfo<T>::code ||
+                       p.dtype_b != TypeInfo<T>::code))
+    throw std::invalid_argument("gemm: accumulate needs a float type with operands of it");
   GemmProblem q = p;
   const int64_t es = sizeof(T);
   // Orientation: n == 1 is the matrix-vector form; otherwise C's unit stride along n.

@@ -104,6 +104,10 @@ struct GemmProblem {
   char* c = nullptr;
   int nbatch = 0, nm = 0, nn = 0, nk = 0;
   GemmDim batch[kGemmMaxDims], m[kGemmMaxDims], n[kGemmMaxDims], k[kGemmMaxDims];
+  // C += A B, C's values kept (BLAS's beta = 1; the factorizations' trailing updates
+  // C -= A B pass a negated copy of the smaller operand). Float types only (f32 / f64 /
+  // c64 / c128 with operands of that type); runs the packed path.
+  bool accumulate = false;
 };
 
 // Throws std::invalid_argument for an unsupported (type, dtype) pair or too many dims, and

@@ -68,31 +68,33 @@ template <class T> inline void axpy_sub(T alpha, const T* x, T* y, int64_t len) 
 }
 
 // C (rows x cols, leading dim ldc) -= A (rows x kk, lda) * B^T (B: cols x kk, ldb), i.e.
-// C[i][j] -= sum_p A[i][p] B[j][p], the product on the GEMM engine into a scratch buffer.
+// C[i][j] -= sum_p A[i][p] B[j][p]: the GEMM engine accumulates (-A) B^T into C in place
+// (GemmProblem::accumulate), A negated into `scratch` (rows x kk: the narrow operand of
+// every caller, a block column or row of the factor).
 template <class T>
 void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t lda, const T* b,
                  int64_t ldb_row, int64_t ldb_k, T* c, int64_t ldc, std::vector<T>& scratch) {
   if (rows == 0 || cols == 0 || kk == 0) return;
-  scratch.resize(static_cast<size_t>(rows * cols));
+  scratch.resize(static_cast<size_t>(rows * kk));
+  for (int64_t i = 0; i < rows; ++i) {
+    const T* ai = a + i * lda;
+    T* si = scratch.data() + i * kk;
+#pragma omp simd
+    for (int64_t p = 0; p < kk; ++p) si[p] = -ai[p];
+  }
   GemmProblem p;
   p.type = gemm_code<T>();
   p.dtype_a = p.dtype_b = dtype_code<T>();
-  p.a = reinterpret_cast<const char*>(a);
+  p.a = reinterpret_cast<const char*>(scratch.data());
   p.b = reinterpret_cast<const char*>(b);
-  p.c = reinterpret_cast<char*>(scratch.data());
+  p.c = reinterpret_cast<char*>(c);
+  p.accumulate = true;
   const int64_t es = sizeof(T);
   p.nm = p.nn = p.nk = 1;
-  p.m[0] = GemmDim{rows, lda * es, 0, cols * es};
+  p.m[0] = GemmDim{rows, kk * es, 0, ldc * es};
   p.n[0] = GemmDim{cols, 0, ldb_row * es, es};
   p.k[0] = GemmDim{kk, es, ldb_k * es, 0};
   gemm_run(p);
-  const int nt = rows * cols < kParallelMinElements ? 1 : get_num_threads();
-  parallel_for(nt, rows, [&](int64_t i) {
-    T* ci = c + i * ldc;
-    const T* si = scratch.data() + i * cols;
-#pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) ci[j] -= si[j];
-  });
 }
 
 // ------------------------------------------------------------------------ Cholesky
@@ -165,9 +167,35 @@ template <class T> void chol_one(T* a, int64_t n, uint8_t* flag) {
 
 // ---------------------------------------------------------------- triangular solves
 // Left solve T X = B in place: T (n x n, rows ldt apart) lower or upper, non-transposed;
-// B n x k (rows ldb apart). Row i of X = (B_i - sum_j T[i][j] X_j) / T[i][i], as axpys over
-// B's rows, B's columns split over threads (they are independent); blocks of rows for
-// large n take the sum of the solved rows as one GEMM product.
+// B n x k (rows ldb apart). Recursive: T's leading half solved, its product with the
+// off-diagonal block subtracted from the other half of B as one GEMM (accumulated in place,
+// so most of the n^2 k work runs on the GEMM micro-kernels), then the other half solved.
+// Leaves of at most kTrsmLeaf rows substitute row by row: row i of X = (B_i - sum_j
+// T[i][j] X_j) / T[i][i], as axpys over B's rows, B's columns split over threads (they are
+// independent; a leaf's 64 rows of 1024 columns stay in L2).
+constexpr int64_t kTrsmLeaf = 64;
+
+template <class T>
+void substitute_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k,
+                     bool lower, bool unit) {
+  const int nt = n * n * k < (1 << 20) ? 1 : get_num_threads();
+  const int64_t chunk = std::max<int64_t>(64, (k + nt - 1) / nt);
+  parallel_for(nt, (k + chunk - 1) / chunk, [&](int64_t part) {
+    const int64_t c0 = part * chunk, cw = std::min(k, c0 + chunk) - c0;
+    for (int64_t step = 0; step < n; ++step) {
+      const int64_t i = lower ? step : n - 1 - step;
+      T* bi = b + i * ldb + c0;
+      const int64_t j0 = lower ? 0 : i + 1, j1 = lower ? i : n;
+      for (int64_t j = j0; j < j1; ++j) axpy_sub(t[i * ldt + j], b + j * ldb + c0, bi, cw);
+      if (!unit) {
+        const T inv = T(1) / t[i * ldt + i];
+#pragma omp simd
+        for (int64_t c = 0; c < cw; ++c) bi[c] *= inv;
+      }
+    }
+  });
+}
+
 template <class T>
 void solve_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k, bool lower,
                 bool unit, std::vector<T>& scratch) {
@@ -180,32 +208,21 @@ void solve_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k
     }
     return;
   }
-  const int64_t nb = n >= kLinalgBlock && k >= 16 ? kLinalgBlock : n;
-  const int64_t nblocks = n ? (n + nb - 1) / nb : 0;
-  const int nt = n * n * k < (1 << 20) ? 1 : get_num_threads();
-  const int64_t chunk = std::max<int64_t>(64, (k + nt - 1) / nt);
-  for (int64_t q = 0; q < nblocks; ++q) {
-    const int64_t blk = lower ? q : nblocks - 1 - q;
-    const int64_t i0 = blk * nb, i1 = std::min(n, i0 + nb);
-    // subtract what the solved rows contribute: lower: rows [0, i0); upper: [i1, n)
-    const int64_t s0 = lower ? 0 : i1, s1 = lower ? i0 : n;
-    if (s1 > s0)
-      sub_product(i1 - i0, k, s1 - s0, t + i0 * ldt + s0, ldt, b + s0 * ldb, 1, ldb,
-                  b + i0 * ldb, ldb, scratch);
-    parallel_for(nt, (k + chunk - 1) / chunk, [&](int64_t part) {
-      const int64_t c0 = part * chunk, cw = std::min(k, c0 + chunk) - c0;
-      for (int64_t step = 0; step < i1 - i0; ++step) {
-        const int64_t i = lower ? i0 + step : i1 - 1 - step;
-        T* bi = b + i * ldb + c0;
-        const int64_t j0 = lower ? i0 : i + 1, j1 = lower ? i : i1;
-        for (int64_t j = j0; j < j1; ++j) axpy_sub(t[i * ldt + j], b + j * ldb + c0, bi, cw);
-        if (!unit) {
-          const T inv = T(1) / t[i * ldt + i];
-#pragma omp simd
-          for (int64_t c = 0; c < cw; ++c) bi[c] *= inv;
-        }
-      }
-    });
+  if (n <= kTrsmLeaf || k < 16) {
+    substitute_left(t, ldt, n, b, ldb, k, lower, unit);
+    return;
+  }
+  const int64_t n1 = (n / 2 + 15) / 16 * 16, n2 = n - n1;   // (halves on 16-row bounds)
+  const T* t22 = t + n1 * ldt + n1;
+  T* b2 = b + n1 * ldb;
+  if (lower) {
+    solve_left(t, ldt, n1, b, ldb, k, lower, unit, scratch);
+    sub_product(n2, k, n1, t + n1 * ldt, ldt, b, 1, ldb, b2, ldb, scratch);  // B2 -= T21 X1
+    solve_left(t22, ldt, n2, b2, ldb, k, lower, unit, scratch);
+  } else {
+    solve_left(t22, ldt, n2, b2, ldb, k, lower, unit, scratch);
+    sub_product(n1, k, n2, t + n1, ldt, b2, 1, ldb, b, ldb, scratch);        // B1 -= T12 X2
+    solve_left(t, ldt, n1, b, ldb, k, lower, unit, scratch);
   }
 }
 
@@ -302,13 +319,8 @@ template <class T> bool lu_blocked(T* a, int64_t n, int64_t* piv) {
     regular = lu_panel_copied(a, n, k0, k1, piv, buf) && regular;
     if (k1 == n) break;
     solve_left(a + k0 * n + k0, n, k1 - k0, a + k0 * n + k1, n, n - k1, true, true, scratch);
-    // A22 -= L21 U12 in strips of columns: the scratch stays (n - k1) x 512, not a second
-    // copy of the matrix
-    for (int64_t c0 = k1; c0 < n; c0 += 512) {
-      const int64_t w = std::min<int64_t>(512, n - c0);
-      sub_product(n - k1, w, k1 - k0, a + k1 * n + k0, n, a + k0 * n + c0, 1, n,
-                  a + k1 * n + c0, n, scratch);
-    }
+    sub_product(n - k1, n - k1, k1 - k0, a + k1 * n + k0, n, a + k0 * n + k1, 1, n,
+                a + k1 * n + k1, n, scratch);         // A22 -= L21 U12
   }
   return regular;
 }
