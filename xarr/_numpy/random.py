@@ -29,6 +29,8 @@ import numpy as np
 
 from xarr._dtypes import as_dtype
 from xarr._numpy import contraction as _contraction
+from xarr._numpy import decompositions as _decomp
+from xarr._numpy import factorizations as _factor
 from xarr._numpy import ufuncs as _ufuncs
 from xarr._ops import random as _rng
 from xarr._ops.conversion import asarray
@@ -426,7 +428,7 @@ class Generator:
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8,
                             method="svd"):
         """Multivariate normal vectors: mean + z @ factor.T, factor from cov by 'svd',
-        'eigh' or 'cholesky' (NumPy's factorization of the small d x d cov; the product
+        'eigh' or 'cholesky' (xa.linalg's factorizations of the d x d cov; the product
         runs on xarr's GEMM)."""
         mean, cov = np.asarray(mean, np.float64), np.asarray(cov, np.float64)
         _check(mean.ndim == 1, "random.multivariate_normal: mean must be 1 dimensional")
@@ -437,9 +439,9 @@ class Generator:
                "random.multivariate_normal: check_valid must equal 'warn', 'raise', or "
                "'ignore'")
         if method == "cholesky":
-            factor = np.linalg.cholesky(cov)
+            factor = np.asarray(_factor.cholesky(cov))
         elif method == "eigh":
-            w, v = np.linalg.eigh(cov)
+            w, v = map(np.asarray, _decomp.eigh(cov))
             if check_valid != "ignore" and not np.all(w >= -tol):
                 if check_valid == "raise":
                     raise ValueError("random.multivariate_normal: covariance is not "
@@ -448,7 +450,7 @@ class Generator:
                               RuntimeWarning, stacklevel=2)
             factor = v * np.sqrt(np.clip(w, 0, None))
         elif method == "svd":
-            u, s, vt = np.linalg.svd(cov)
+            u, s, vt = map(np.asarray, _decomp.svd(cov))
             if check_valid != "ignore" and not np.allclose((vt.T * s) @ vt, cov, rtol=tol,
                                                            atol=tol):
                 if check_valid == "raise":

@@ -116,25 +116,45 @@ template <class T> bool chol_unblocked(T* a, int64_t n, int64_t lda) {
   return true;
 }
 
-// Blocked right-looking Cholesky: factor a diagonal block, solve the panel below it
-// (rows in parallel), then update the trailing lower triangle strip by strip with GEMM.
+template <class T>
+void solve_left(const T* t, int64_t ldt, int64_t n, T* b, int64_t ldb, int64_t k, bool lower,
+                bool unit, std::vector<T>& scratch);
+
+// The panel of a blocked Cholesky: X L11^H = A21 for the rows x kb block X = A21 at x
+// (leading dim ldx), L11 the factored kb x kb diagonal block at l (leading dim ldl). As
+// conj(L11) X^T = A21^T, a left triangular solve (recursive, its products on the GEMM
+// engine) on the transposed panel.
+template <class T>
+void chol_panel(const T* l, int64_t ldl, int64_t kb, T* x, int64_t ldx, int64_t rows,
+                std::vector<T>& scratch, std::vector<T>& panel, std::vector<T>& tri) {
+  panel.resize(static_cast<size_t>(kb * rows));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < kb; ++j) panel[j * rows + r] = x[r * ldx + j];
+  const T* t = l;
+  int64_t ldt = ldl;
+  if constexpr (!std::is_floating_point_v<T>) {     // conj(L11)
+    tri.assign(static_cast<size_t>(kb * kb), T(0));
+    for (int64_t i = 0; i < kb; ++i)
+      for (int64_t j = 0; j <= i; ++j) tri[i * kb + j] = conj_of(l[i * ldl + j]);
+    t = tri.data();
+    ldt = kb;
+  }
+  solve_left(t, ldt, kb, panel.data(), rows, rows, true, false, scratch);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < kb; ++j) x[r * ldx + j] = panel[j * rows + r];
+}
+
+// Blocked right-looking Cholesky: factor a diagonal block, solve the panel below it, then
+// update the trailing lower triangle strip by strip with GEMM.
 template <class T> bool chol_blocked(T* a, int64_t n) {
   const int64_t nb = kLinalgBlock * 2;
-  std::vector<T> scratch, panel;
+  std::vector<T> scratch, panel, tri;
   for (int64_t k0 = 0; k0 < n; k0 += nb) {
     const int64_t kb = std::min(nb, n - k0), r0 = k0 + kb, rows = n - r0;
     T* diag = a + k0 * n + k0;
     if (!chol_unblocked(diag, kb, n)) return false;
-    // panel: X L11^H = A21, row by row (forward substitution)
-    const int nt = rows * kb * kb < (1 << 18) ? 1 : get_num_threads();
-    parallel_for(nt, rows, [&](int64_t r) {
-      T* x = a + (r0 + r) * n + k0;
-      for (int64_t j = 0; j < kb; ++j) {
-        const T* lj = diag + j * n;
-        x[j] = (x[j] - dot<T, true>(x, lj, j)) / lj[j];
-      }
-    });
     if (rows == 0) break;
+    chol_panel(diag, n, kb, a + r0 * n + k0, n, rows, scratch, panel, tri);
     // trailing: A22 -= A21 A21^H, lower part, in strips of columns
     const T* b = a + r0 * n + k0;
     int64_t ldb = n;

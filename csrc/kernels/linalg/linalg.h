@@ -19,11 +19,13 @@
 //     <- op(A)^-1 B (left_side) or B op(A)^-1, op(A) = A, A^T or A^H; only A's `lower` (or
 //     upper) triangle is read, its diagonal taken as 1 for unit_diagonal. A zero pivot
 //     gives inf / NaN as the arithmetic does (XLA's semantics: no error).
-// Large matrices run blocked, the trailing updates as products on the GEMM engine
-// (gemm.h), so they thread and use its micro-kernels: Cholesky from n = kLinalgBlock, LU
-// from 2 kLinalgBlock, triangular solves from kLinalgBlock with at least 16 right-hand
-// sides. Smaller ones run unblocked loops whose inner loops are dot products or axpys over
-// contiguous rows (LU's solve of one or two right-hand sides up to n = 16: plain loops).
+// Large matrices run blocked, the trailing updates as products accumulated in place on the
+// GEMM engine (gemm.h, GemmProblem::accumulate), so they thread and use its micro-kernels:
+// Cholesky from n = kLinalgBlock (blocks of 2 kLinalgBlock, each panel a triangular solve),
+// LU from 2 kLinalgBlock, triangular solves recursively (halves) from 65 rows with at least
+// 16 right-hand sides. Smaller ones run unblocked loops whose inner loops are dot products
+// or axpys over contiguous rows (LU's solve of one or two right-hand sides up to n = 16:
+// plain loops).
 #pragma once
 
 #include <cstdint>
