@@ -5,6 +5,8 @@ defining identities (U S Vh = A, A V = V W, Q R = A, orthonormal factors) with t
 scaled by size and condition number, over dtypes, batch shapes (size 0 and 1 included),
 layouts, thread counts and the errors NumPy raises."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -423,3 +425,10 @@ def test_lax_failures_give_nan_and_the_hlo_text_names_the_ops():
         lax.linalg.eigh(np.ones((2, 3)))
     with pytest.raises(TypeError, match="float32, float64"):
         lax.linalg.qr(np.ones((2, 3), np.int32))
+
+
+def test_lapack_load_leaves_the_environment_as_it_was():
+    """xarr shortens OpenBLAS's idle spin (OPENBLAS_THREAD_TIMEOUT) only while loading it."""
+    before = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+    xa.linalg.svdvals(np.eye(2))
+    assert os.environ.get("OPENBLAS_THREAD_TIMEOUT") == before

@@ -31,16 +31,28 @@ def _load():
     """Loads scipy-openblas64's library once (OSError naming what is missing)."""
     if _kernels.loaded():
         return
+    # OpenBLAS's idle workers spin 2^28 cycles (~0.1 s) before they sleep, on a core
+    # xarr's own threads need next: a 2048 x 512 QR ran 166 ms instead of 70 (its copies
+    # fought the spinner), 8x8 inverses right after an eigh 2x slower. 2^22 cycles
+    # (~1.5 ms) keep LAPACK's own calls as fast. The library reads the variable when it
+    # loads: it is set for that (before the package import: set after it, it was not
+    # seen, for reasons not found) and removed again; a value the user set is kept.
+    mine = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
+    if mine:
+        os.environ["OPENBLAS_THREAD_TIMEOUT"] = "22"
     try:
         # (imported on first use: the package only locates the library file, and xarr's
         # import should not pay for it)
         import scipy_openblas64 as openblas
+        path = os.path.join(openblas.get_lib_dir(), openblas.get_library(True))
+        _kernels.load(path, "scipy_", "64_")
     except ImportError:
         raise ImportError("xa.linalg: the LAPACK routines (svd, eigh, eig, qr, lstsq ...) "
                           "need the package scipy-openblas64 (pip install "
                           "scipy-openblas64)") from None
-    path = os.path.join(openblas.get_lib_dir(), openblas.get_library(True))
-    _kernels.load(path, "scipy_", "64_")
+    finally:
+        if mine:
+            del os.environ["OPENBLAS_THREAD_TIMEOUT"]
 
 
 def work_code(t):
