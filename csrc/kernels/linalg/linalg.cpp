@@ -67,20 +67,21 @@ template <class T> inline void axpy_sub(T alpha, const T* x, T* y, int64_t len) 
   for (int64_t p = 0; p < len; ++p) y[p] -= alpha * x[p];
 }
 
-// C (rows x cols, leading dim ldc) -= A (rows x kk, lda) * B^T (B: cols x kk, ldb), i.e.
-// C[i][j] -= sum_p A[i][p] B[j][p]: the GEMM engine accumulates (-A) B^T into C in place
+// C -= A B^T for C rows x cols, A rows x kk, B cols x kk, any element strides:
+// C[i][j] (at c[i * c_rs + j * c_cs]) -= sum_p A[i][p] (a[i * a_rs + p * a_ks]) * B[j][p]
+// (b[j * b_cs + p * b_ks]). The GEMM engine accumulates (-A) B^T into C in place
 // (GemmProblem::accumulate), A negated into `scratch` (rows x kk: the narrow operand of
 // every caller, a block column or row of the factor).
 template <class T>
-void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t lda, const T* b,
-                 int64_t ldb_row, int64_t ldb_k, T* c, int64_t ldc, std::vector<T>& scratch) {
+void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t a_rs,
+                 int64_t a_ks, const T* b, int64_t b_cs, int64_t b_ks, T* c, int64_t c_rs,
+                 int64_t c_cs, std::vector<T>& scratch) {
   if (rows == 0 || cols == 0 || kk == 0) return;
   scratch.resize(static_cast<size_t>(rows * kk));
   for (int64_t i = 0; i < rows; ++i) {
-    const T* ai = a + i * lda;
+    const T* ai = a + i * a_rs;
     T* si = scratch.data() + i * kk;
-#pragma omp simd
-    for (int64_t p = 0; p < kk; ++p) si[p] = -ai[p];
+    for (int64_t p = 0; p < kk; ++p) si[p] = -ai[p * a_ks];
   }
   GemmProblem p;
   p.type = gemm_code<T>();
@@ -91,10 +92,17 @@ void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t lda
   p.accumulate = true;
   const int64_t es = sizeof(T);
   p.nm = p.nn = p.nk = 1;
-  p.m[0] = GemmDim{rows, kk * es, 0, ldc * es};
-  p.n[0] = GemmDim{cols, 0, ldb_row * es, es};
-  p.k[0] = GemmDim{kk, es, ldb_k * es, 0};
+  p.m[0] = GemmDim{rows, kk * es, 0, c_rs * es};
+  p.n[0] = GemmDim{cols, 0, b_cs * es, c_cs * es};
+  p.k[0] = GemmDim{kk, es, b_ks * es, 0};
   gemm_run(p);
+}
+
+// The row-major form: A's rows lda apart, C's rows ldc apart (unit steps along them).
+template <class T>
+void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t lda, const T* b,
+                 int64_t ldb_row, int64_t ldb_k, T* c, int64_t ldc, std::vector<T>& scratch) {
+  sub_product(rows, cols, kk, a, lda, 1, b, ldb_row, ldb_k, c, ldc, 1, scratch);
 }
 
 // ------------------------------------------------------------------------ Cholesky
@@ -286,24 +294,17 @@ template <class T> bool lu_panel(T* a, int64_t n, int64_t c0, int64_t c1, int64_
   return regular;
 }
 
-// The blocked LU's panel: columns [c0, c1) of rows [c0, n) copied into a column-major
-// buffer (so the pivot searches, scalings and rank-1 updates run over contiguous columns,
-// not a column of row-major rows, one cache line per element), factored there, copied
-// back; the row swaps then applied to the columns outside the panel.
-template <class T>
-bool lu_panel_copied(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv,
-                     std::vector<T>& buf) {
-  const int64_t m = n - c0, w = c1 - c0;
-  buf.resize(static_cast<size_t>(m * w));
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t c = 0; c < w; ++c) buf[c * m + r] = a[(c0 + r) * n + c0 + c];
+// Unblocked LU with partial pivoting of the m x w column-major block p (leading dim ld):
+// piv[j] the block row swapped with row j (0-based, relative to the block); whole block
+// rows swapped. The recursive panel's leaves.
+template <class T> bool lu_columns(T* p, int64_t ld, int64_t m, int64_t w, int64_t* piv) {
   bool regular = true;
-  for (int64_t j = 0; j < w; ++j) {
-    T* col = buf.data() + j * m;
-    const int64_t p = j + pivot_index(col + j, 1, m - j);
-    piv[c0 + j] = c0 + p;
-    if (p != j)
-      for (int64_t c = 0; c < w; ++c) std::swap(buf[c * m + j], buf[c * m + p]);
+  for (int64_t j = 0; j < std::min(m, w); ++j) {
+    T* col = p + j * ld;
+    const int64_t r = j + pivot_index(col + j, 1, m - j);
+    piv[j] = r;
+    if (r != j)
+      for (int64_t c = 0; c < w; ++c) std::swap(p[c * ld + j], p[c * ld + r]);
     const T pivot = col[j];
     if (pivot == T(0)) {
       regular = false;
@@ -313,10 +314,59 @@ bool lu_panel_copied(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv,
 #pragma omp simd
     for (int64_t i = j + 1; i < m; ++i) col[i] *= inv;
     for (int64_t c = j + 1; c < w; ++c) {
-      T* cc = buf.data() + c * m;
+      T* cc = p + c * ld;
       axpy_sub(cc[j], col + j + 1, cc + j + 1, m - j - 1);
     }
   }
+  return regular;
+}
+
+// Row swaps piv[j0..j1) (relative rows, applied in order) on columns [0, w) of the
+// column-major block p.
+template <class T>
+void swap_rows(T* p, int64_t ld, int64_t w, const int64_t* piv, int64_t j0, int64_t j1) {
+  for (int64_t j = j0; j < j1; ++j)
+    if (piv[j] != j)
+      for (int64_t c = 0; c < w; ++c) std::swap(p[c * ld + j], p[c * ld + piv[j]]);
+}
+
+// Recursive LU of the m x w column-major panel p (LAPACK's getrf2 order of work): the left
+// half factored, its swaps applied to the right half, U12 = L11^-1 A12, A22 -= L21 U12 on
+// the GEMM engine (both threads), the right half factored, its swaps applied to the left.
+// Most of the panel's work becomes products instead of one-thread rank-1 updates.
+template <class T>
+bool lu_recursive(T* p, int64_t ld, int64_t m, int64_t w, int64_t* piv,
+                  std::vector<T>& scratch) {
+  if (w <= 16 || m <= w) return lu_columns(p, ld, m, w, piv);
+  const int64_t w1 = w / 2 / 8 * 8, w2 = w - w1;
+  bool regular = lu_recursive(p, ld, m, w1, piv, scratch);
+  T* right = p + w1 * ld;
+  swap_rows(right, ld, w2, piv, 0, w1);
+  for (int64_t c = 0; c < w2; ++c) {            // U12 = L11^-1 A12 (L11 unit lower)
+    T* col = right + c * ld;
+    for (int64_t j = 0; j < w1; ++j) axpy_sub(col[j], p + j * ld + j + 1, col + j + 1,
+                                              w1 - j - 1);
+  }
+  sub_product(m - w1, w2, w1, p + w1, 1, ld, right, ld, 1, right + w1, 1, ld, scratch);
+  regular = lu_recursive(right + w1, ld, m - w1, w2, piv + w1, scratch) && regular;
+  for (int64_t j = w1; j < w; ++j) piv[j] += w1;
+  swap_rows(p, ld, w1, piv, w1, w);
+  return regular;
+}
+
+// The blocked LU's panel: columns [c0, c1) of rows [c0, n) copied into a column-major
+// buffer (so the pivot searches, scalings and updates run over contiguous columns, not a
+// column of row-major rows, one cache line per element), factored there recursively,
+// copied back; the row swaps then applied to the columns outside the panel.
+template <class T>
+bool lu_panel_copied(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv,
+                     std::vector<T>& buf, std::vector<T>& scratch) {
+  const int64_t m = n - c0, w = c1 - c0;
+  buf.resize(static_cast<size_t>(m * w));
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < w; ++c) buf[c * m + r] = a[(c0 + r) * n + c0 + c];
+  const bool regular = lu_recursive(buf.data(), m, m, w, piv + c0, scratch);
+  for (int64_t j = c0; j < c1; ++j) piv[j] += c0;
   for (int64_t r = 0; r < m; ++r)
     for (int64_t c = 0; c < w; ++c) a[(c0 + r) * n + c0 + c] = buf[c * m + r];
   for (int64_t j = c0; j < c1; ++j) {
@@ -328,7 +378,7 @@ bool lu_panel_copied(T* a, int64_t n, int64_t c0, int64_t c1, int64_t* piv,
   return regular;
 }
 
-// Blocked right-looking LU: a panel of nb columns factored unblocked, U12 = L11^-1 A12 by a
+// Blocked right-looking LU: a panel of nb columns factored recursively, U12 = L11^-1 A12 by a
 // unit lower solve, then A22 -= L21 U12 on the GEMM engine.
 template <class T> bool lu_blocked(T* a, int64_t n, int64_t* piv) {
   const int64_t nb = kLinalgBlock;
@@ -336,7 +386,7 @@ template <class T> bool lu_blocked(T* a, int64_t n, int64_t* piv) {
   std::vector<T> scratch, buf;
   for (int64_t k0 = 0; k0 < n; k0 += nb) {
     const int64_t k1 = std::min(n, k0 + nb);
-    regular = lu_panel_copied(a, n, k0, k1, piv, buf) && regular;
+    regular = lu_panel_copied(a, n, k0, k1, piv, buf, scratch) && regular;
     if (k1 == n) break;
     solve_left(a + k0 * n + k0, n, k1 - k0, a + k0 * n + k1, n, n - k1, true, true, scratch);
     sub_product(n - k1, n - k1, k1 - k0, a + k1 * n + k0, n, a + k0 * n + k1, 1, n,
