@@ -162,6 +162,16 @@ def random_array(rng, shape, dt, specials=0.15, low=None, high=None):
 LAYOUTS = ["c", "colmajor", "tiled", "padded", "step", "negstep", "transposed"]
 
 
+def random_matrix(shape, dtype, seed=0):
+    """Standard normal values of ``shape`` in ``dtype`` (complex: independent real and
+    imaginary parts): the linear-algebra tests' operands."""
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        m = m + 1j * rng.standard_normal(shape)
+    return m.astype(dtype)
+
+
 def make_tensor(x, how="c"):
     """A tensor holding the values of NumPy array ``x`` stored in one of LAYOUTS:
     row-major, column-major, tiled T(2,2)/T(2), padded PD(d+1...), a step-2 slice view,

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
-from conftest import make_tensor
+from conftest import make_tensor, random_matrix
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (4, 7, 7), (2, 3, 6, 4), (0, 3, 3), (2, 4, 0),
@@ -22,14 +22,6 @@ SHAPES = [(1, 1), (3, 3), (5, 3), (3, 5), (4, 7, 7), (2, 3, 6, 4), (0, 3, 3), (2
 
 def eps(dtype):
     return float(np.finfo(np.dtype(dtype)).eps)
-
-
-def random_matrix(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    m = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        m = m + 1j * rng.standard_normal(shape)
-    return m.astype(dtype)
 
 
 def hermitian(shape, dtype, seed=0):

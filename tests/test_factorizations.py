@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
-from conftest import make_tensor
+from conftest import make_tensor, random_matrix
 
 lax = xa.lax
 FACTOR_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -19,14 +19,6 @@ FACTOR_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 def tol(dtype, n=8):
     single = np.dtype(dtype) in (np.float32, np.complex64)
     return (2e-4 if single else 1e-10) * max(n, 1)
-
-
-def random_matrix(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    m = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        m = m + 1j * rng.standard_normal(shape)
-    return m.astype(dtype)
 
 
 def spd(shape, dtype, seed=0):

@@ -8,14 +8,13 @@ import numpy as np
 
 import xarr as xa
 
-from .common import best_time
+from . import bench_factor
 
 
-class Large:
+class Large(bench_factor.Large):
+    """Timing and the ratio as bench_factor.Large's (time_xarr, track_speedup_vs_numpy)."""
+
     params = [["svd", "eigh", "qr", "eig", "lstsq"]]
-    param_names = ["op"]
-    timeout = 300
-    rounds = 3            # best-of for the ratio
 
     def setup(self, op):
         rng = np.random.default_rng(0)
@@ -31,15 +30,6 @@ class Large:
             "eig": (lambda: xa.linalg.eig(xs), lambda: np.linalg.eig(sq)),
             "lstsq": (lambda: xa.linalg.lstsq(xt, xr), lambda: np.linalg.lstsq(tall, rhs)),
         }
-
-    def time_xarr(self, op):
-        self.calls[op][0]()
-
-    def track_speedup_vs_numpy(self, op):
-        mine, numpy_call = self.calls[op]
-        return best_time(numpy_call, self.rounds) / best_time(mine, self.rounds)
-
-    track_speedup_vs_numpy.unit = "x"
 
 
 class Batched8x8(Large):
