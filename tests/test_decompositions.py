@@ -424,3 +424,36 @@ def test_lapack_load_leaves_the_environment_as_it_was():
     before = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
     xa.linalg.svdvals(np.eye(2))
     assert os.environ.get("OPENBLAS_THREAD_TIMEOUT") == before
+
+
+def test_linalg_inside_jit_and_lazy():
+    """svd / svdvals / eigh / eigvalsh / qr / cholesky record xa.lax.linalg ops in a graph;
+    the members that raise on values compute a lazy operand first and refuse under jit."""
+    a = random_matrix((3, 4, 4), np.float64, 30)
+    h = hermitian((4, 4), np.float32, 31)
+
+    def graph(x, y):
+        return (xa.linalg.svd(x).S, xa.linalg.svdvals(x), xa.linalg.eigh(y).eigenvalues,
+                xa.linalg.eigvalsh(y, UPLO="U"), xa.linalg.qr(x, mode="r"),
+                xa.linalg.cholesky(y @ y.T + 4 * xa.eye(4, dtype=xa.float32), upper=True))
+
+    eager = [np.asarray(o) for o in graph(xa.asarray(a), xa.asarray(h))]
+    jitted = [np.asarray(o) for o in xa.jit(graph)(a, h)]
+    with xa.lazy():
+        lazy = graph(xa.asarray(a) * 1, xa.asarray(h) * 1)
+    for e, j, z in zip(eager, jitted, (np.asarray(o) for o in lazy)):
+        assert e.dtype == j.dtype == z.dtype
+        np.testing.assert_allclose(j, e, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(z, e, rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="inside xa.jit"):
+        xa.jit(lambda x: xa.linalg.inv(x))(a)
+    with pytest.raises(NotImplementedError, match="inside xa.jit"):
+        xa.jit(lambda x: xa.linalg.lstsq(x, x)[0])(a)
+    with xa.lazy():
+        x = xa.asarray(a) * 1
+        inv, pinv = xa.linalg.inv(x), xa.linalg.pinv(x)
+        sol = xa.linalg.lstsq(x[0], x[0][:, :2] * 1)[0]
+    np.testing.assert_allclose(np.asarray(inv), np.linalg.inv(a), rtol=1e-8)
+    np.testing.assert_allclose(np.asarray(pinv), np.linalg.pinv(a), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(sol), np.linalg.lstsq(a[0], a[0][:, :2])[0],
+                               atol=1e-10)

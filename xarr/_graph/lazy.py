@@ -13,6 +13,7 @@ lazy after the ``with`` block ends; tensors created there by other means are ord
 """
 
 import collections
+import contextlib
 
 import numpy as np
 
@@ -38,6 +39,21 @@ class lazy:  # noqa: N801  (used as ``with xa.lazy():``)
         STATE.lazy_depth -= 1
         _tensor.set_lazy_depth(STATE.lazy_depth)
         return False
+
+
+@contextlib.contextmanager
+def paused():
+    """Inside ``xa.lazy()``: ops on concrete tensors run eagerly again until the block
+    ends (for eager-only code, e.g. xa.linalg's members that raise on values, whose
+    intermediate results feed kernels that need them). Lazy operands stay lazy."""
+    depth = STATE.lazy_depth
+    STATE.lazy_depth = 0
+    _tensor.set_lazy_depth(0)
+    try:
+        yield
+    finally:
+        STATE.lazy_depth = depth
+        _tensor.set_lazy_depth(depth)
 
 
 def eval(*values):  # noqa: A001  (xa.eval)

@@ -6,7 +6,11 @@ QRResult), batching over leading dims and errors (LinAlgError where an algorithm
 converge or a shape does not fit).
 
 Dtypes as numpy.linalg: computed in float64 / complex128, results in the input's precision
-(integers and bools give float64; float16 / bfloat16 raise TypeError). Worked example::
+(integers and bools give float64; float16 / bfloat16 raise TypeError). Inside ``xa.jit`` /
+``xa.lazy``, ``svd``, ``svdvals``, ``eigh``, ``eigvalsh`` and ``qr`` record the
+``xa.lax.linalg`` ops (NaN where an algorithm fails, as jax.numpy.linalg); the members that
+raise LinAlgError on values (eig, lstsq, pinv, matrix_rank, cond) compute a lazy operand
+first and raise NotImplementedError under xa.jit. Worked example::
 
     a = xa.asarray([[2.0, 1.0], [1.0, 2.0]])
     xa.linalg.eigh(a).eigenvalues                    # [1., 3.]
@@ -20,7 +24,9 @@ import numpy as np
 
 from xarr._numpy.array_api import triu
 from xarr._numpy.contraction import matmul
-from xarr._numpy.factorizations import check_dtype, matrix_operand, narrowed
+from xarr._graph.trace import Traced
+from xarr._numpy.factorizations import (check_dtype, eager_operand, matrix_operand, narrowed,
+                                        runs_eagerly)
 from xarr._numpy.linalg import LinAlgError, norm
 from xarr._numpy.manipulation import broadcast_to
 from xarr._numpy import ufuncs as U
@@ -60,6 +66,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     >>> xa.linalg.svd(xa.asarray([[3.0, 0.0], [0.0, -4.0]])).S        # [4., 3.]
     """
     t, result = matrix_operand(a, "svd", square=hermitian)
+    if isinstance(t, Traced):            # in a graph: lax.linalg.svd (NaN if no convergence)
+        out = L.lax_svd(_graph_dtype(t), full_matrices=full_matrices, compute_uv=compute_uv)
+        return SVDResult(*out) if compute_uv else out
     if hermitian:
         return _hermitian_svd(t, result, compute_uv)
     u, s, vh, info = L.svd(t, full_matrices, compute_uv)
@@ -68,6 +77,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return s
     return SVDResult(narrowed(u, result), s, narrowed(vh, result))
+
+
+def _graph_dtype(t):
+    """A traced operand in a dtype lax.linalg takes (integers and bools as float64)."""
+    return t.astype(np.float64) if np.dtype(t.dtype).kind in "biu" else t
 
 
 def _hermitian_svd(t, result, compute_uv):
@@ -109,6 +123,9 @@ def eigh(a, UPLO="L"):  # noqa: N803
     """
     lower = _uplo(UPLO, "eigh")
     t, result = matrix_operand(a, "eigh")
+    if isinstance(t, Traced):            # in a graph: lax.linalg.eigh
+        v, w = L.lax_eigh(_graph_dtype(t), lower=lower, symmetrize_input=False)
+        return EighResult(w, v)
     w, v, info = L.eigh(t, lower, True)
     _converged(info, "eigh", "Eigenvalues")
     return EighResult(narrowed(w, _real(result)), narrowed(v, result))
@@ -118,6 +135,8 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
     """numpy.linalg.eigvalsh: the eigenvalues of each Hermitian matrix, ascending."""
     lower = _uplo(UPLO, "eigvalsh")
     t, result = matrix_operand(a, "eigvalsh")
+    if isinstance(t, Traced):
+        return L.lax_eigh(_graph_dtype(t), lower=lower, symmetrize_input=False)[1]
     w, _, info = L.eigh(t, lower, False)
     _converged(info, "eigvalsh", "Eigenvalues")
     return narrowed(w, _real(result))
@@ -125,6 +144,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803
 
 def _general_eigen(a, fn, vectors):
     t, result = matrix_operand(a, fn)
+    t = eager_operand(t, fn)
     if not bool(U.isfinite(t).all()):
         raise LinAlgError(f"linalg.{fn}: Array must not contain infs or NaNs")
     w, v, info = L.eig(t, vectors)
@@ -140,6 +160,7 @@ def _general_eigen(a, fn, vectors):
     return w, v
 
 
+@runs_eagerly
 def eig(a):
     """numpy.linalg.eig: (eigenvalues, right eigenvectors as unit-norm columns) of each
     square matrix; complex unless the matrix is real with all eigenvalues real.
@@ -150,6 +171,7 @@ def eig(a):
     return EigResult(*_general_eigen(a, "eig", True))
 
 
+@runs_eagerly
 def eigvals(a):
     """numpy.linalg.eigvals: the eigenvalues of each square matrix (as eig's)."""
     return _general_eigen(a, "eigvals", False)[0]
@@ -168,6 +190,10 @@ def qr(a, mode="reduced"):
         raise ValueError(f"linalg.qr: Unrecognized mode {mode!r} (valid: 'reduced', "
                          f"'complete', 'r', 'raw')")
     t, result = matrix_operand(a, "qr", square=False)
+    if isinstance(t, Traced) and mode != "raw":       # in a graph: lax.linalg.qr
+        q, r = L.lax_qr(_graph_dtype(t), full_matrices=mode == "complete")
+        return r if mode == "r" else QRResult(q, r)
+    t = eager_operand(t, "qr")
     m, n = t.shape[-2:]
     k = min(m, n)
     qcols = None if mode in ("r", "raw") else (m if mode == "complete" else k)
@@ -182,6 +208,7 @@ def qr(a, mode="reduced"):
 
 
 # ---------------------------------------------------------------------------------- lstsq
+@runs_eagerly
 def lstsq(a, b, rcond=None):
     """numpy.linalg.lstsq: (x, residuals, rank, s) with x minimizing ||b - a x||_2 (SVD,
     LAPACK gelsd); b [M] or [M, K]. Singular values at most ``rcond`` times the largest
@@ -192,7 +219,9 @@ def lstsq(a, b, rcond=None):
     >>> xa.linalg.lstsq(xa.asarray([[1.0], [1.0]]), xa.asarray([1.0, 3.0]))[0]  # [2.]
     """
     t, result = matrix_operand(a, "lstsq", square=False)
-    rhs = b if isinstance(b, Tensor) else asarray(b)
+    t = eager_operand(t, "lstsq")
+    rhs = eager_operand(b, "lstsq")
+    rhs = rhs if isinstance(rhs, Tensor) else asarray(rhs)
     check_dtype(rhs, "lstsq")
     m, n = t.shape[-2:]
     vector = rhs.ndim == 1
@@ -227,6 +256,7 @@ def lstsq(a, b, rcond=None):
 _NO_VALUE = object()
 
 
+@runs_eagerly
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     """numpy.linalg.pinv: the Moore-Penrose pseudo-inverse of each matrix, from its SVD;
     singular values at most ``rcond`` (default 1e-15; NumPy 2's ``rtol`` None: max(M, N)
@@ -236,6 +266,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     >>> xa.linalg.pinv(xa.asarray([[2.0, 0.0], [0.0, 0.0]]))    # [[0.5, 0], [0, 0]]
     """
     t, result = matrix_operand(a, "pinv", square=hermitian)
+    t = eager_operand(t, "pinv")
     m, n = t.shape[-2:]
     if rcond is None:
         if rtol is _NO_VALUE:
@@ -259,11 +290,13 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     return narrowed(matmul(vh.swapaxes(-1, -2), scaled), result)
 
 
+@runs_eagerly
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803
     """numpy.linalg.matrix_rank: the number of singular values above ``tol`` (default
     S.max() * max(M, N) * eps, or S.max() * ``rtol``); a vector or scalar has rank 1
     unless all zero."""
-    t = A if isinstance(A, Tensor) else asarray(A)
+    t = A if isinstance(A, (Tensor, Traced)) else asarray(A)
+    t = eager_operand(t, "matrix_rank")
     if t.ndim < 2:
         return int(bool(U.not_equal(t, 0).any()))
     s = np.asarray(svd(t, compute_uv=False, hermitian=hermitian))
@@ -279,12 +312,14 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803
     return int(ranks) if ranks.ndim == 0 else asarray(ranks)
 
 
+@runs_eagerly
 def cond(x, p=None):
     """numpy.linalg.cond: the condition number of each matrix in the ``p`` norm: None / 2
     / -2 from its singular values (largest / smallest, or the reverse), 'fro', 'nuc', 1,
     -1, inf, -inf as norm(x, p) * norm(inv(x), p) of square x. A singular matrix gives
     inf (NaN only where x holds NaN)."""
     t, result = matrix_operand(x, "cond", square=p not in (None, 2, -2))
+    t = eager_operand(t, "cond")
     if t.size == 0 and 0 in t.shape[-2:]:
         raise LinAlgError("linalg.cond: cond is not defined on empty arrays")
     real = _real(result)

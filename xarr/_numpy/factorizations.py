@@ -14,6 +14,7 @@ integers and bools compute in float64; float16 and bfloat16 raise TypeError (Num
     xa.linalg.slogdet(a)                            # (sign 1.0, logabsdet log(5))
 """
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -23,6 +24,8 @@ from xarr._numpy.linalg import matrix_power as _power
 from xarr._numpy.manipulation import broadcast_to
 from xarr._ops import linalg as _lin
 from xarr._ops.conversion import asarray
+from xarr._graph.lazy import paused
+from xarr._graph.trace import Traced
 from xarr._tensor import Tensor
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -42,7 +45,7 @@ def matrix_operand(x, fn, square=True):
     """(x as a tensor of a linalg dtype with at least two dims, square in the last two when
     ``square``; the result dtype): LinAlgError / TypeError as numpy.linalg. Integers and
     bools give float64 results."""
-    t = x if isinstance(x, Tensor) else asarray(x)
+    t = x if isinstance(x, (Tensor, Traced)) else asarray(x)
     check_dtype(t, fn)
     dt = np.dtype(t.dtype)
     if t.ndim < 2:
@@ -64,6 +67,31 @@ def _operand(x, fn):
     return (t if np.dtype(t.dtype) == work else t.astype(work)), result
 
 
+def eager_operand(t, fn):
+    """t as a concrete tensor for ``fn``, which raises LinAlgError on the values (a graph
+    cannot, SPEC.md) and has no graph op: a lazy value is computed first; under xa.jit,
+    NotImplementedError."""
+    if not isinstance(t, Traced):
+        return t
+    if t.instr.computation.kind == "lazy":
+        return t.concrete()
+    raise NotImplementedError(
+        f"linalg.{fn}: not available inside xa.jit (it raises LinAlgError on the values); "
+        f"call it outside, or use xa.linalg.cholesky / svd / eigh / qr or xa.lax.linalg, "
+        f"which record graph ops")
+
+
+def runs_eagerly(fn):
+    """fn with xa.lazy's recording paused while it runs: its lazy operands are computed
+    (eager_operand) and its own ops run, so its kernels get values; it returns ordinary
+    tensors. (Under xa.jit, eager_operand refuses traced operands.)"""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with paused():
+            return fn(*args, **kwargs)
+    return run
+
+
 def narrowed(t, dtype):
     return t if np.dtype(t.dtype) == dtype else t.astype(dtype)
 
@@ -76,6 +104,12 @@ def cholesky(a, /, *, upper=False):
     """The Cholesky factor of each matrix: lower L with a = L L^H (``upper``: L^H). Only
     the lower triangle is read. LinAlgError if a matrix is not positive definite."""
     t, result = _operand(a, "cholesky")
+    if isinstance(t, Traced):            # in a graph: NaN where not positive definite, as jax
+        factor = _lin.cholesky(t, symmetrize_input=False)
+        if upper:
+            factor = factor.swapaxes(-1, -2)
+            factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor
+        return narrowed(factor, result)
     factor, flags = _lin.cholesky_with_flags(t)
     if _any(flags):
         raise LinAlgError("linalg.cholesky: Matrix is not positive definite")
@@ -85,12 +119,15 @@ def cholesky(a, /, *, upper=False):
     return narrowed(factor, result)
 
 
+@runs_eagerly
 def solve(a, b, /):
     """x with a x = b for each matrix of a: b a vector (1-D, NumPy 2 / Array API) or a
     batch of [n, k] matrices broadcasting against a's batch dims. LinAlgError for a
     singular matrix."""
     t, result = _operand(a, "solve")
-    rhs = b if isinstance(b, Tensor) else asarray(b)
+    t = eager_operand(t, "solve")
+    rhs = eager_operand(b, "solve")
+    rhs = rhs if isinstance(rhs, Tensor) else asarray(rhs)
     check_dtype(rhs, "solve")
     n = t.shape[-1]
     vector = rhs.ndim == 1
@@ -116,9 +153,11 @@ def solve(a, b, /):
     return x.reshape(batch + (n,)) if vector else x
 
 
+@runs_eagerly
 def inv(a, /):
     """The inverse of each matrix. LinAlgError for a singular matrix."""
     t, result = _operand(a, "inv")
+    t = eager_operand(t, "inv")
     n = t.shape[-1]
     lu, piv, flags = _lin.lu_factor(t)
     if _any(flags):
@@ -140,6 +179,7 @@ def _slogdet(a, fn):
     """(sign, log|det|, result dtype) as NumPy arrays: the LU diagonal's phases and the sum
     of its logs (no product that could overflow on the way)."""
     t, result = _operand(a, fn)
+    t = eager_operand(t, fn)
     diag, parity = _lu_diagonal(t)
     mag = np.abs(diag)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -150,6 +190,7 @@ def _slogdet(a, fn):
     return np.where(singular, 0, sign), np.where(singular, -np.inf, logabs), result
 
 
+@runs_eagerly
 def slogdet(a, /):
     """(sign, log|det|) of each matrix: sign 0 and logabsdet -inf for a singular one
     (complex: sign has modulus 1)."""
@@ -159,6 +200,7 @@ def slogdet(a, /):
                          asarray(np.asarray(logabs, dtype=real)))
 
 
+@runs_eagerly
 def det(a, /):
     """The determinant of each matrix: sign * exp(log|det|) from the LU diagonal, as
     NumPy, so products like 1e200 * 1e200 * 1e-300 do not overflow on the way."""
