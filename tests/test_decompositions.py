@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xarr as xa
+from xarr._bindings import lapack as lapack_kernels
 from conftest import make_tensor, random_matrix
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -308,7 +309,7 @@ def test_integer_and_bool_inputs_give_float64():
     (lambda: xa.linalg.eigh(np.ones((2, 3))), xa.linalg.LinAlgError, "square"),
     (lambda: xa.linalg.eig(np.ones((2, 3))), xa.linalg.LinAlgError, "square"),
     (lambda: xa.linalg.eigh(np.eye(2), UPLO="X"), ValueError, "UPLO"),
-    (lambda: xa.linalg.qr(np.eye(2), mode="economic"), ValueError, "mode"),
+    (lambda: xa.linalg.qr(np.eye(2), mode="thin"), ValueError, "mode"),
     (lambda: xa.linalg.eig(np.array([[1.0, np.nan], [0.0, 1.0]])), xa.linalg.LinAlgError,
      "infs or NaNs"),
     (lambda: xa.linalg.svd(np.eye(2, dtype=np.float16)), TypeError, "float16"),
@@ -457,3 +458,22 @@ def test_linalg_inside_jit_and_lazy():
     np.testing.assert_allclose(np.asarray(pinv), np.linalg.pinv(a), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(np.asarray(sol), np.linalg.lstsq(a[0], a[0][:, :2])[0],
                                atol=1e-10)
+
+
+def test_review_regressions():
+    """NumPy's deprecated qr modes, matrix_rank's tol + rtol, the binding's type checks."""
+    a = random_matrix((5, 3), np.float64, 40)
+    with pytest.warns(DeprecationWarning, match="full"):
+        q, r = xa.linalg.qr(a, mode="full")
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-12)
+    with pytest.warns(DeprecationWarning, match="economic"):
+        h = xa.linalg.qr(a, mode="e")
+    with pytest.warns(DeprecationWarning):
+        want = np.linalg.qr(a, mode="economic")
+    np.testing.assert_allclose(np.asarray(h), want, atol=1e-12)
+    with pytest.raises(ValueError, match="both set"):
+        xa.linalg.matrix_rank(a, tol=1.0, rtol=1.0)
+    s = xa.empty((2,), dtype=xa.float64)
+    info = xa.zeros((1,), dtype=xa.int64)
+    with pytest.raises(TypeError, match="Tensor or None"):
+        lapack_kernels.svd_(xa.asarray(np.eye(2)), 1, 2, 2, s, [1, 2, 3], "abcd", True, info)

@@ -59,6 +59,9 @@ cdef void _buffer(Tensor t, int dtype, int64_t size, str fn, str what) except *:
 cdef void* _optional(object t, int dtype, int64_t size, str fn, str what) except? NULL:
     if t is None:
         return NULL
+    if not isinstance(t, Tensor):
+        raise TypeError(f"linalg.{fn}: {what} must be a Tensor or None, got "
+                        f"{type(t).__name__}")
     _buffer(<Tensor> t, dtype, size, fn, what)
     return (<Tensor> t)._data
 

@@ -18,6 +18,7 @@ first and raise NotImplementedError under xa.jit. Worked example::
     xa.linalg.lstsq(a, xa.asarray([3.0, 3.0]))[0]    # [1., 1.]
 """
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -57,6 +58,7 @@ def _converged(info, fn, what):
 
 
 # ------------------------------------------------------------------------------------ SVD
+@runs_eagerly
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """numpy.linalg.svd: a = U diag(S) Vh for each matrix [..., M, N] of a; S real,
     descending. ``full_matrices``: U [..., M, M] and Vh [..., N, N], else [..., M, K] and
@@ -115,6 +117,7 @@ def _uplo(UPLO, fn):  # noqa: N803 (NumPy's argument name)
     return side == "L"
 
 
+@runs_eagerly
 def eigh(a, UPLO="L"):  # noqa: N803
     """numpy.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of each
     Hermitian matrix, reading its lower (``UPLO='L'``) or upper triangle only.
@@ -131,6 +134,7 @@ def eigh(a, UPLO="L"):  # noqa: N803
     return EighResult(narrowed(w, _real(result)), narrowed(v, result))
 
 
+@runs_eagerly
 def eigvalsh(a, UPLO="L"):  # noqa: N803
     """numpy.linalg.eigvalsh: the eigenvalues of each Hermitian matrix, ascending."""
     lower = _uplo(UPLO, "eigvalsh")
@@ -178,6 +182,7 @@ def eigvals(a):
 
 
 # ------------------------------------------------------------------------------------- QR
+@runs_eagerly
 def qr(a, mode="reduced"):
     """numpy.linalg.qr: a = Q R with Q's columns orthonormal and R upper triangular, for
     each matrix [..., M, N]. ``mode``: 'reduced' (Q [..., M, K], R [..., K, N]),
@@ -186,20 +191,30 @@ def qr(a, mode="reduced"):
 
     >>> q, r = xa.linalg.qr(xa.asarray([[3.0, 1.0], [4.0, 2.0]]))   # r[0, 0] = -5
     """
-    if mode not in ("reduced", "complete", "r", "raw"):
+    if mode in ("f", "full"):            # (NumPy's deprecated spellings, still accepted)
+        warnings.warn("The 'full' option is deprecated in favor of 'reduced'.",
+                      DeprecationWarning, stacklevel=2)
+        mode = "reduced"
+    elif mode in ("e", "economic"):
+        warnings.warn("The 'economic' option is deprecated.", DeprecationWarning,
+                      stacklevel=2)
+        mode = "economic"
+    elif mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"linalg.qr: Unrecognized mode {mode!r} (valid: 'reduced', "
                          f"'complete', 'r', 'raw')")
     t, result = matrix_operand(a, "qr", square=False)
-    if isinstance(t, Traced) and mode != "raw":       # in a graph: lax.linalg.qr
+    if isinstance(t, Traced) and mode not in ("raw", "economic"):   # lax.linalg.qr
         q, r = L.lax_qr(_graph_dtype(t), full_matrices=mode == "complete")
         return r if mode == "r" else QRResult(q, r)
     t = eager_operand(t, "qr")
     m, n = t.shape[-2:]
     k = min(m, n)
-    qcols = None if mode in ("r", "raw") else (m if mode == "complete" else k)
+    qcols = None if mode in ("r", "raw", "economic") else (m if mode == "complete" else k)
     h, tau, q, _ = L.qr(t, qcols)
     if mode == "raw":
         return narrowed(h, result), narrowed(tau, result)
+    if mode == "economic":           # geqrf's output in a's shape: R above, reflectors below
+        return narrowed(_lin.dense_copy(h.swapaxes(-1, -2)), result)
     rows = m if mode == "complete" else k
     r = narrowed(triu(_lin.dense_copy(h.swapaxes(-1, -2)[..., :rows, :])), result)
     if mode == "r":
@@ -297,6 +312,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803
     unless all zero."""
     t = A if isinstance(A, (Tensor, Traced)) else asarray(A)
     t = eager_operand(t, "matrix_rank")
+    if tol is not None and rtol is not None:
+        raise ValueError("linalg.matrix_rank: `tol` and `rtol` can't be both set.")
     if t.ndim < 2:
         return int(bool(U.not_equal(t, 0).any()))
     s = np.asarray(svd(t, compute_uv=False, hermitian=hermitian))

@@ -35,8 +35,10 @@ def _load():
     # xarr's own threads need next: a 2048 x 512 QR ran 166 ms instead of 70 (its copies
     # fought the spinner), 8x8 inverses right after an eigh 2x slower. 2^22 cycles
     # (~1.5 ms) keep LAPACK's own calls as fast. The library reads the variable when it
-    # loads: it is set for that (before the package import: set after it, it was not
-    # seen, for reasons not found) and removed again; a value the user set is kept.
+    # loads, which importing scipy_openblas64 already does (its get_openblas_config()
+    # opens the library): it is set before that import and removed after; a value the
+    # user set is kept (and if something imported the package first, OpenBLAS's default
+    # stays).
     mine = "OPENBLAS_THREAD_TIMEOUT" not in os.environ
     if mine:
         os.environ["OPENBLAS_THREAD_TIMEOUT"] = "22"
@@ -52,7 +54,7 @@ def _load():
                           "scipy-openblas64)") from None
     finally:
         if mine:
-            del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+            os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)
 
 
 def work_code(t):
@@ -75,9 +77,10 @@ def _info(count):
 
 def _checked(info, fn, operand):
     """info as a NumPy array. A negative entry is LAPACK rejecting an argument: for a
-    matrix holding NaN or inf (gesdd and gelsd refuse those) it becomes 1, "did not
-    converge", which numpy.linalg raises too; otherwise it is a defect in xarr and raises
-    RuntimeError."""
+    matrix holding NaN or inf (gesdd returns -4 for NaN) it becomes 1, "did not converge",
+    which numpy.linalg raises too; otherwise it is a defect in xarr and raises
+    RuntimeError (the number is LAPACKE's, one more than LAPACK's: the layout comes
+    first)."""
     info = np.array(info)
     bad = info < 0
     if bad.any():

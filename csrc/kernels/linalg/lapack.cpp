@@ -46,6 +46,7 @@ using dgelsd_t = lint (*)(int, lint, lint, lint, double*, lint, double*, lint, d
 using zgelsd_t = lint (*)(int, lint, lint, lint, cd*, lint, cd*, lint, double*, double, lint*,
                           cd*, lint, double*, lint*);
 using set_threads_t = void (*)(int);
+using get_threads_t = int (*)();
 
 struct Lapack {
   void* handle = nullptr;
@@ -62,21 +63,25 @@ struct Lapack {
   dgelsd_t dgelsd = nullptr;
   zgelsd_t zgelsd = nullptr;
   set_threads_t set_threads = nullptr;
+  get_threads_t get_threads = nullptr;
 };
 
 Lapack g_lapack;
 std::atomic<bool> g_loaded{false};
-std::mutex g_mutex;          // loading, and the OpenBLAS thread count
-int g_blas_threads = -1;     // the count last set (-1: OpenBLAS's own default)
+std::mutex g_load_mutex;
+// Held for a whole batched call: OpenBLAS's thread count is process-wide, so a batch
+// threaded by xarr (count 1) and a lone matrix on OpenBLAS's threads (count nt) from two
+// Python threads (the bindings release the GIL) must not overlap (nt^2 threads, and
+// OpenBLAS's pthreads server inside an OpenMP region).
+std::mutex g_call_mutex;
 
 // OpenBLAS's thread count for the calls that follow: 1 while xarr threads over a batch
-// (no nested teams), xarr's count for a lone large matrix. Set only when it changes.
+// (no nested teams), xarr's count for a lone large matrix. Read back each time (another
+// user of the library, e.g. threadpoolctl, may have changed it); set when it differs.
 void use_blas_threads(int nt) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_lapack.set_threads && nt != g_blas_threads) {
-    g_lapack.set_threads(nt);
-    g_blas_threads = nt;
-  }
+  if (!g_lapack.set_threads) return;
+  if (g_lapack.get_threads && g_lapack.get_threads() == nt) return;
+  g_lapack.set_threads(nt);
 }
 
 // Threads over the batch only for small matrices (each LAPACK call then runs on one
@@ -171,6 +176,7 @@ void for_each_matrix(int nt, int64_t batch, const Sizes& z, Body body) {
 
 template <class Body> int with_lapack_type(int dtype, Body body) {
   if (!g_loaded.load(std::memory_order_acquire)) return -2;
+  std::lock_guard<std::mutex> lock(g_call_mutex);
   switch (dtype) {
     case kF64: body(double{}); return 0;
     case kC128: body(cd{}); return 0;
@@ -187,7 +193,7 @@ template <class F> bool resolve(void* handle, const std::string& name, F* out) {
 
 std::string lapack_load(const std::string& path, const std::string& prefix,
                         const std::string& suffix) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_load_mutex);
   if (g_loaded.load()) return "";
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -219,6 +225,7 @@ std::string lapack_load(const std::string& path, const std::string& prefix,
   }
   // (optional: a LAPACK without OpenBLAS's thread control runs on its own default)
   resolve(handle, prefix + "openblas_set_num_threads" + suffix, &l.set_threads);
+  resolve(handle, prefix + "openblas_get_num_threads" + suffix, &l.get_threads);
   g_lapack = l;
   g_loaded.store(true, std::memory_order_release);
   return "";
@@ -277,17 +284,17 @@ int svd_batched(int dtype, int64_t batch, int64_t m, int64_t n, void* a, double*
     };
     Sizes z;
     z.iwork = 8 * k;
-    z.rwork = vectors ? std::max(5 * k * k + 5 * k, 2 * big * k + 2 * k * k + k) : 7 * k;
+    if constexpr (!std::is_same_v<T, double>)      // (zgesdd only; LAPACK 3.7's bounds)
+      z.rwork = vectors ? std::max(5 * k * k + 5 * k, 2 * big * k + 2 * k * k + k) : 7 * k;
     z.scratch_a = tall ? m * n : 0;
     z.scratch_b = tall ? u_size + vh_size : 0;
-    {
-      Workspace<T> q = make_workspace<T>(z);
+    {  // the workspace query reads no array: dummies of the right leading dimensions
       T query{};
-      q.work.assign(1, T(0));
+      double rquery[1] = {0};
+      lint iquery[1] = {0};
       const lint rows = tall ? m : n, cols = tall ? n : m;
-      gesdd(rows, cols, base, s, tall ? q.scratch_b.data() : vb, rows,
-            tall ? q.scratch_b.data() : ub, tall ? vrows : ucols, &query, -1, q.rwork.data(),
-            q.iwork.data());
+      gesdd(rows, cols, base, s, dummy, rows, dummy, tall ? vrows : ucols, &query, -1, rquery,
+            iquery);
       z.work = as_size(query);
     }
     const int nt = plan_threads(batch, m, n);

@@ -70,8 +70,8 @@ template <class T> inline void axpy_sub(T alpha, const T* x, T* y, int64_t len) 
 // C -= A B^T for C rows x cols, A rows x kk, B cols x kk, any element strides:
 // C[i][j] (at c[i * c_rs + j * c_cs]) -= sum_p A[i][p] (a[i * a_rs + p * a_ks]) * B[j][p]
 // (b[j * b_cs + p * b_ks]). The GEMM engine accumulates (-A) B^T into C in place
-// (GemmProblem::accumulate), A negated into `scratch` (rows x kk: the narrow operand of
-// every caller, a block column or row of the factor).
+// (GemmProblem::accumulate), A negated into `scratch` (rows x kk: a block column or row of
+// the factor; in the recursive triangular solve the off-diagonal block, n^2 / 4).
 template <class T>
 void sub_product(int64_t rows, int64_t cols, int64_t kk, const T* a, int64_t a_rs,
                  int64_t a_ks, const T* b, int64_t b_cs, int64_t b_ks, T* c, int64_t c_rs,
