@@ -113,7 +113,7 @@ def test_same_numbers_on_every_thread_count_and_isa(kind, alg, restore_isa, rest
                 np.testing.assert_array_equal(got, want, err_msg=f"{isa}, {threads}")
 
 
-@pytest.mark.parametrize("sampler", ["integers", "poisson", "binomial", "gamma"])
+@pytest.mark.parametrize("sampler", ["integers", "poisson", "binomial", "gamma", "beta"])
 def test_per_element_samplers_ignore_thread_count(sampler, restore_threads):
     draws = []
     for threads in (1, 2):
@@ -124,6 +124,7 @@ def test_per_element_samplers_ignore_thread_count(sampler, restore_threads):
             "poisson": lambda: g.poisson(np.linspace(0, 40, 50_000)),
             "binomial": lambda: g.binomial(100, np.linspace(0, 1, 50_000)),
             "gamma": lambda: g.gamma(np.linspace(0.1, 9, 50_000)),
+            "beta": lambda: g.beta(np.linspace(0.1, 9, 50_000), np.linspace(5, 0.2, 50_000)),
         }[sampler]()))
     np.testing.assert_array_equal(draws[0], draws[1])
 
@@ -134,6 +135,33 @@ def ks_statistic(x, cdf):
     n = len(x)
     f = cdf(x)
     return max(np.max(np.arange(1, n + 1) / n - f), np.max(f - np.arange(n) / n))
+
+
+def two_sample_ks_ok(x, y):
+    """x and y from one distribution: the two-sample KS statistic below its 0.1% critical
+    value 1.95 sqrt((n + m) / (n m))."""
+    x, y = np.sort(np.asarray(x, np.float64)), np.sort(np.asarray(y, np.float64))
+    grid = np.concatenate([x, y])
+    d = np.abs(np.searchsorted(x, grid, "right") / len(x) -
+               np.searchsorted(y, grid, "right") / len(y)).max()
+    assert d < 1.95 * math.sqrt((len(x) + len(y)) / (len(x) * len(y))), d
+
+
+@pytest.mark.parametrize("alg", ["philox", "threefry"])
+@pytest.mark.parametrize("params", [(0.05,), (0.3,), (1.0,), (2.5,), (40.0,), (0.3, 0.5),
+                                    (0.5, 3.0), (2.0, 3.0), (50.0, 0.7)])
+def test_gamma_and_beta_against_numpy_samples(alg, params):
+    """Gamma's vectorized first attempts (bulk normal / uniform tiles, the boost for shapes
+    below 1) and its per-element fallbacks, and beta's two gammas or Johnk's method: the
+    same distribution as NumPy's samplers (two-sample KS at fixed seeds)."""
+    g = xa.random.Generator(xa.random.Philox(31) if alg == "philox" else
+                            xa.random.ThreeFry(31))
+    ng = np.random.default_rng(32)
+    n = 100_000
+    if len(params) == 1:
+        two_sample_ks_ok(g.gamma(params[0], size=n), ng.gamma(params[0], size=n))
+    else:
+        two_sample_ks_ok(g.beta(*params, size=n), ng.beta(*params, size=n))
 
 
 def ks_ok(x, cdf):

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "core/threading.h"
 #include "kernels/random/random_blocks.h"
@@ -221,6 +222,95 @@ double gamma(ElementWords& w, double shape) {
   }
 }
 
+// The stream whose bulk block b is element b's block j (random.h, "Per-element samplers"):
+// Philox counter (C_lo, C_hi + j), ThreeFry key j = threefry({j, 0x243f6a88}, key).
+RngStream block_stream(const RngStream& s, uint32_t j) {
+  RngStream t = s;
+  if (s.algorithm == kThreeFry2x32) {
+    uint32_t x0 = j, x1 = 0x243f6a88u;
+    rng_blocks::threefry(x0, x1, s.key[0], s.key[1]);
+    t.key[0] = x0;
+    t.key[1] = x1;
+  } else {
+    t.counter[1] = s.counter[1] + j;
+  }
+  return t;
+}
+
+// Gamma(shape, 1)'s first Marsaglia-Tsang attempt from a bulk normal x and uniforms u and
+// (shape < 1) u_boost; NaN when rejected. (u may be 0: log(0) = -inf accepts, as the limit
+// does.)
+inline double gamma_attempt(double shape, double x, double u, double u_boost) {
+  const double base = shape < 1 ? shape + 1 : shape;
+  const double d = base - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  double v = 1 + c * x;
+  if (v <= 0) return NAN;
+  v = v * v * v;
+  if (!(u < 1 - 0.0331 * (x * x) * (x * x) ||
+        std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v))))
+    return NAN;
+  return shape < 1 ? d * v * std::pow(u_boost, 1 / shape) : d * v;
+}
+
+// out[i] = Gamma(p[i * sp], 1) for the elements not in `skip` (may be null), their first
+// attempts vectorized: element i's normal is element i of the stream's normal64 tiles, its
+// uniform element i of block_stream(s, 1)'s uniform64 tiles, and for a shape below 1 the
+// boost U^(1 / shape) element i of block_stream(s, 2)'s (all SIMD tiles, random.h); about
+// 98% accept there. A rejection continues on element i's own stream from block 3 on
+// (gamma() above), so results depend on neither the thread count nor the order.
+void gamma_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, double* out,
+                const uint8_t* skip) {
+  const RngTable& t = rng_table();
+  const RngStream s1 = block_stream(s, 1), s2 = block_stream(s, 2);
+  constexpr int64_t per = kRngTileWords / 2, chunk = 16;   // 32 f64 per tile; 16 tiles
+  const int64_t tiles = (n + per - 1) / per;
+  const int nt = n < 4096 ? 1 : get_num_threads();
+  split_items(nt, (tiles + chunk - 1) / chunk, [&](int64_t c0, int64_t c1) {
+    alignas(64) double normals[per * chunk], uniforms[per * chunk], boosts[per * chunk];
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t q0 = c * chunk, q1 = std::min(tiles, q0 + chunk);
+      const int64_t e0 = q0 * per, e1 = std::min(n, q1 * per);
+      t.tiles(s, kNormalF64, q0, q1, normals, 0.0, 1.0);
+      t.tiles(s1, kUniformF64, q0, q1, uniforms, 0.0, 1.0);
+      bool small = false;
+      for (int64_t i = e0; i < e1 && !small; ++i) small = p[i * sp] < 1;
+      if (small) t.tiles(s2, kUniformF64, q0, q1, boosts, 0.0, 1.0);
+      for (int64_t i = e0; i < e1; ++i) {
+        if (skip && skip[i]) continue;
+        const double shape = p[i * sp];
+        const int64_t e = i - e0;
+        double g = shape > 0 ? gamma_attempt(shape, normals[e], uniforms[e],
+                                             small ? boosts[e] : 1.0)
+                             : 0.0;
+        if (std::isnan(g)) {
+          ElementWords w(s, static_cast<uint64_t>(i), 3);
+          g = gamma(w, shape);
+        }
+        out[i] = g;
+      }
+    }
+  });
+}
+
+// A stream independent of s and of all its element streams (another key: Philox's block
+// of counter "beta" under s's key, ThreeFry's key j = "beta"): the second gamma of a beta.
+RngStream other_key_stream(const RngStream& s) {
+  RngStream t = s;
+  constexpr uint32_t kTag = 0x62657461u;   // "beta"
+  if (s.algorithm == kThreeFry2x32) {
+    uint32_t x0 = kTag, x1 = 0x243f6a88u;
+    rng_blocks::threefry(x0, x1, s.key[0], s.key[1]);
+    t.key[0] = x0;
+    t.key[1] = x1 ^ 0x5bd1e995u;     // (not key j = kTag itself)
+  } else {
+    uint32_t w0 = kTag, w1 = 0, w2 = 0, w3 = 0;
+    rng_blocks::philox(w0, w1, w2, w3, s.key[0], s.key[1]);
+    t.key[0] = w0;
+    t.key[1] = w1;
+  }
+  return t;
+}
+
 // Beta(a, b): Johnk's method in logarithms for a, b <= 1 (X = U^(1/a), Y = V^(1/b),
 // accepted when X + Y <= 1; logs keep tiny a and b from underflowing to 0 / 0), else
 // X / (X + Y) of two gamma draws.
@@ -327,20 +417,35 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
     if (sampler == kSampleBinomial && !(y >= 0 && y <= 1)) return 2;
     if (sampler == kSampleBeta && !(y > 0 && y < HUGE_VAL)) return 2;
   }
+  if (sampler == kSampleGamma) {
+    gamma_bulk(s, n, p0, s0, static_cast<double*>(out), nullptr);
+    return 0;
+  }
+  if (sampler == kSampleBeta) {   // X / (X + Y) of bulk gammas; Johnk for a, b <= 1
+    std::vector<uint8_t> johnk(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) johnk[i] = p0[i * s0] <= 1 && p1[i * s1] <= 1;
+    std::vector<double> y(static_cast<size_t>(n));
+    double* od = static_cast<double*>(out);
+    gamma_bulk(s, n, p0, s0, od, johnk.data());
+    gamma_bulk(other_key_stream(s), n, p1, s1, y.data(), johnk.data());
+    const int nt = n < 4096 ? 1 : get_num_threads();
+    parallel_for(nt, n, [&](int64_t i) {
+      if (johnk[i]) {
+        ElementWords w(s, static_cast<uint64_t>(i), 3);
+        od[i] = beta(w, p0[i * s0], p1[i * s1]);
+      } else {
+        od[i] = od[i] / (od[i] + y[i]);
+      }
+    });
+    return 0;
+  }
   const int nt = n < 4096 ? 1 : get_num_threads();
   int64_t* oi = static_cast<int64_t*>(out);
-  double* od = static_cast<double*>(out);
-  parallel_for(nt, n, [&](int64_t i) {
+  parallel_for(nt, n, [&](int64_t i) {       // Poisson, binomial
     ElementWords w(s, static_cast<uint64_t>(i));
     const double x = p0[i * s0];
-    if (sampler == kSamplePoisson)
-      oi[i] = poisson(w, x);
-    else if (sampler == kSampleBinomial)
-      oi[i] = binomial(w, static_cast<int64_t>(x), p1[i * s1]);
-    else if (sampler == kSampleGamma)
-      od[i] = gamma(w, x);
-    else
-      od[i] = beta(w, x, p1[i * s1]);
+    oi[i] = sampler == kSamplePoisson ? poisson(w, x)
+                                      : binomial(w, static_cast<int64_t>(x), p1[i * s1]);
   });
   return 0;
 }
