@@ -113,7 +113,8 @@ def test_same_numbers_on_every_thread_count_and_isa(kind, alg, restore_isa, rest
                 np.testing.assert_array_equal(got, want, err_msg=f"{isa}, {threads}")
 
 
-@pytest.mark.parametrize("sampler", ["integers", "poisson", "binomial", "gamma", "beta"])
+@pytest.mark.parametrize("sampler", ["integers", "poisson", "binomial", "gamma", "beta",
+                                     "permutation"])
 def test_per_element_samplers_ignore_thread_count(sampler, restore_threads):
     draws = []
     for threads in (1, 2):
@@ -125,6 +126,7 @@ def test_per_element_samplers_ignore_thread_count(sampler, restore_threads):
             "binomial": lambda: g.binomial(100, np.linspace(0, 1, 50_000)),
             "gamma": lambda: g.gamma(np.linspace(0.1, 9, 50_000)),
             "beta": lambda: g.beta(np.linspace(0.1, 9, 50_000), np.linspace(5, 0.2, 50_000)),
+            "permutation": lambda: g.permutation(300_001),
         }[sampler]()))
     np.testing.assert_array_equal(draws[0], draws[1])
 
@@ -162,6 +164,26 @@ def test_gamma_and_beta_against_numpy_samples(alg, params):
         two_sample_ks_ok(g.gamma(params[0], size=n), ng.gamma(params[0], size=n))
     else:
         two_sample_ks_ok(g.beta(*params, size=n), ng.beta(*params, size=n))
+
+
+@pytest.mark.parametrize("alg", ["philox", "threefry"])
+def test_permutation_is_uniform_across_buckets(alg):
+    """Sanders' bucket shuffle (random.h, rng_permutation) over 4 buckets of ~2048: where
+    index 0 and index n - 1 land is uniform (KS), and they keep either order equally often,
+    so the buckets' concatenation is a uniform permutation."""
+    g = xa.random.Generator(xa.random.Philox(41) if alg == "philox" else
+                            xa.random.ThreeFry(41))
+    n, draws = 8192, 1500
+    first, last = np.empty(draws), np.empty(draws)
+    for d in range(draws):
+        p = np.asarray(g.permutation(n))
+        assert np.array_equal(np.sort(p), np.arange(n))
+        where = np.argsort(p)
+        first[d], last[d] = where[0], where[n - 1]
+    ks_ok((first + 0.5) / n, lambda x: x)
+    ks_ok((last + 0.5) / n, lambda x: x)
+    before = np.mean(first < last)
+    assert abs(before - 0.5) < 3.3 * 0.5 / math.sqrt(draws), before
 
 
 def ks_ok(x, cdf):

@@ -29,6 +29,7 @@ cdef extern from "kernels/random/random.h" namespace "xarr" nogil:
                  double b) except +
     int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
                      const uint64_t* rng, int64_t rs, int64_t* out) except +
+    int64_t rng_permutation(const RngStream& s, int64_t n, int64_t* out) except +
     int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0,
                    int64_t s0, const double* p1, int64_t s1, void* out) except +
 
@@ -117,6 +118,17 @@ def integers(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object cou
         rng_integers(s, out._size, <const int64_t*> lo, ls, <const uint64_t*> sp, rs,
                      <int64_t*> out._data)
     return max(rng_blocks_used(s.algorithm, 1, out._size), out._size)   # 1: kBits64
+
+
+def permutation(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter):
+    """out (int64, n elements) = a uniform random permutation of 0 .. n-1 (random.h,
+    rng_permutation). Returns the blocks consumed."""
+    cdef RngStream s = _stream(algorithm, key0, key1, counter)
+    _check_out(out, "int64", "permutation")
+    cdef int64_t used
+    with nogil:
+        used = rng_permutation(s, out._size, <int64_t*> out._data)
+    return used
 
 
 def sample(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter,

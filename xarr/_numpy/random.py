@@ -336,9 +336,11 @@ class Generator:
 
     # -------------------------------------------------------------- permutations, choice
     def _permutation_indices(self, n):
-        """A uniform permutation of range(n): the stable argsort of 64-bit random keys."""
-        keys = self._fill("bits64", (n,))
-        return argsort(keys, stable=True)
+        """A uniform permutation of range(n) (a bucket shuffle: random.h,
+        rng_permutation)."""
+        if n < 0:
+            raise ValueError(f"random.permutation: n must be non-negative, got {n}")
+        return self._run(_rng.permutation, n)
 
     def permutation(self, x, axis=0):
         """A permuted range(x) for an int, else a permuted copy of x along ``axis``."""

@@ -110,6 +110,13 @@ def integers(stream, shape, low, span):
     return out, used
 
 
+def permutation(stream, n):
+    """(int64 tensor: a uniform random permutation of range(n), blocks used)."""
+    out = _tensor.empty((n,), _KIND_CODES["int64"])
+    return out, _kernels.permutation(out, stream.algorithm, stream.key0, stream.key1,
+                                     stream.counter)
+
+
 def sample(stream, sampler, shape, p0, p1=0.0):
     """(tensor of ``shape`` of the sampler's draws, blocks used): 'poisson' (lam = p0),
     'binomial' (n = p0, p = p1), int64; 'gamma' (shape = p0, scale 1) and 'beta' (a = p0,

@@ -450,4 +450,71 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
   return 0;
 }
 
+// Sanders' parallel shuffle ("Random permutations on distributed, external and
+// hierarchical memory", 1998): every index goes to a uniformly random bucket (the top bits
+// of element i of the stream's bits32 tiles), the buckets are filled in index order (a
+// counting sort: the same layout for any thread count), and each bucket, small enough for
+// L1 / L2, is shuffled by Fisher-Yates on bucket j's own stream of block_stream(s, 1)
+// (Lemire's bounded draws). Concatenated, the buckets are a uniform permutation.
+int64_t rng_permutation(const RngStream& s, int64_t n, int64_t* out) {
+  if (!valid_algorithm(s.algorithm) || n <= 0) return 0;
+  int bits = 0;                                      // 2^bits buckets of ~2048 indices
+  while (bits < 20 && (n >> (bits + 11)) > 0) ++bits;
+  const int64_t buckets = int64_t{1} << bits;
+  const int64_t per = kRngTileWords, tiles = (n + per - 1) / per;
+  const RngTable& t = rng_table();
+  const int nt = n < kParallelMinElements ? 1 : get_num_threads();
+  // pass 1: each thread's share of the tiles -> bucket of each index, per-thread counts
+  std::vector<uint32_t> bucket_of(static_cast<size_t>(tiles * per));
+  std::vector<int64_t> counts(static_cast<size_t>(nt * buckets), 0);
+  auto share = [&](int th, int64_t* q0, int64_t* q1) {
+    *q0 = tiles * th / nt;
+    *q1 = tiles * (th + 1) / nt;
+  };
+  parallel_for(nt, nt, [&](int64_t th) {
+    int64_t q0, q1;
+    share(static_cast<int>(th), &q0, &q1);
+    if (q1 > q0) t.tiles(s, kBits32, q0, q1, bucket_of.data() + q0 * per, 0.0, 1.0);
+    int64_t* c = counts.data() + th * buckets;
+    const int64_t e1 = std::min(n, q1 * per);
+    for (int64_t i = q0 * per; i < e1; ++i) {
+      const uint32_t b = bits ? bucket_of[i] >> (32 - bits) : 0;
+      bucket_of[i] = b;
+      ++c[b];
+    }
+  });
+  // bucket starts, then each thread's offset inside each bucket (threads in order)
+  std::vector<int64_t> start(static_cast<size_t>(buckets + 1), 0);
+  std::vector<int64_t> offset(static_cast<size_t>(nt * buckets));
+  for (int64_t b = 0; b < buckets; ++b) {
+    int64_t pos = start[b];
+    for (int th = 0; th < nt; ++th) {
+      offset[th * buckets + b] = pos;
+      pos += counts[th * buckets + b];
+    }
+    start[b + 1] = pos;
+  }
+  // pass 2: scatter the indices into their buckets, in index order within each
+  parallel_for(nt, nt, [&](int64_t th) {
+    int64_t q0, q1;
+    share(static_cast<int>(th), &q0, &q1);
+    int64_t* o = offset.data() + th * buckets;
+    const int64_t e1 = std::min(n, q1 * per);
+    for (int64_t i = q0 * per; i < e1; ++i) out[o[bucket_of[i]]++] = i;
+  });
+  // pass 3: Fisher-Yates inside each bucket
+  const RngStream sb = block_stream(s, 1);
+  parallel_for(buckets >= 2 ? nt : 1, buckets, [&](int64_t b) {
+    ElementWords w(sb, static_cast<uint64_t>(b));
+    int64_t* x = out + start[b];
+    for (int64_t i = start[b + 1] - start[b] - 1; i > 0; --i) {
+      const uint64_t j = bounded(w.next(), static_cast<uint64_t>(i), [&] {
+        return static_cast<uint64_t>(w.next());
+      });
+      std::swap(x[i], x[j]);
+    }
+  });
+  return std::max(tiles * (s.algorithm == kThreeFry2x32 ? 32 : 16), buckets);
+}
+
 }  // namespace xarr

@@ -92,5 +92,11 @@ int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
 // Gamma and beta consume max(the normal tiles' blocks, n) blocks, the other samplers n.
 int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
                const double* p1, int64_t s1, void* out);
+// out = a uniform random permutation of 0 .. n-1 (Sanders' bucket shuffle: element i of
+// the stream's bits32 tiles picks index i's bucket from its top bits, buckets of ~2048
+// indices are filled in index order, bucket j is shuffled by Fisher-Yates on element j's
+// stream of the stream whose block b is element b's block 1). The same permutation for
+// any thread count. Returns the blocks consumed (0 for a bad algorithm or n <= 0).
+int64_t rng_permutation(const RngStream& s, int64_t n, int64_t* out);
 
 }  // namespace xarr
