@@ -167,6 +167,18 @@ def test_gamma_and_beta_against_numpy_samples(alg, params):
 
 
 @pytest.mark.parametrize("alg", ["philox", "threefry"])
+@pytest.mark.parametrize("lam", [0.5, 5.0, 9.99, 10.0, 37.0, 1e5])
+def test_poisson_against_numpy_samples(alg, lam):
+    """Poisson's vectorized first attempts (inversion below lambda 10, PTRS above) and its
+    per-element fallbacks: NumPy's distribution (two-sample KS, conservative for counts)."""
+    g = xa.random.Generator(xa.random.Philox(51) if alg == "philox" else
+                            xa.random.ThreeFry(51))
+    x = np.asarray(g.poisson(lam, 100_000))
+    two_sample_ks_ok(x, np.random.default_rng(52).poisson(lam, 100_000))
+    assert abs(x.mean() - lam) < 5 * math.sqrt(lam / len(x))
+
+
+@pytest.mark.parametrize("alg", ["philox", "threefry"])
 def test_permutation_is_uniform_across_buckets(alg):
     """Sanders' bucket shuffle (random.h, rng_permutation) over 4 buckets of ~2048: where
     index 0 and index n - 1 land is uniform (KS), and they keep either order equally often,

@@ -252,44 +252,107 @@ inline double gamma_attempt(double shape, double x, double u, double u_boost) {
   return shape < 1 ? d * v * std::pow(u_boost, 1 / shape) : d * v;
 }
 
-// out[i] = Gamma(p[i * sp], 1) for the elements not in `skip` (may be null), their first
-// attempts vectorized: element i's normal is element i of the stream's normal64 tiles, its
-// uniform element i of block_stream(s, 1)'s uniform64 tiles, and for a shape below 1 the
-// boost U^(1 / shape) element i of block_stream(s, 2)'s (all SIMD tiles, random.h); about
-// 98% accept there. A rejection continues on element i's own stream from block 3 on
-// (gamma() above), so results depend on neither the thread count nor the order.
-void gamma_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, double* out,
-                const uint8_t* skip) {
+// The first attempts of a per-element sampler, vectorized: element i's attempt reads
+// element i of the stream's `kind0` tiles (its block 0: uniform64 or normal64), element i
+// of block_stream(s, 1)'s uniform64 tiles and, when third(e0, e1) says a chunk needs it,
+// of block_stream(s, 2)'s (all SIMD tiles, random.h). attempt(i, x0, x1, x2) returns
+// whether it accepted (and wrote element i); otherwise fallback(i) continues on element
+// i's own stream from block 3 on. Results depend on neither the thread count nor the
+// order.
+template <class Third, class Attempt, class Fallback>
+void first_attempts(const RngStream& s, int64_t n, int kind0, Third third, Attempt attempt,
+                    Fallback fallback) {
   const RngTable& t = rng_table();
   const RngStream s1 = block_stream(s, 1), s2 = block_stream(s, 2);
   constexpr int64_t per = kRngTileWords / 2, chunk = 16;   // 32 f64 per tile; 16 tiles
   const int64_t tiles = (n + per - 1) / per;
   const int nt = n < 4096 ? 1 : get_num_threads();
   split_items(nt, (tiles + chunk - 1) / chunk, [&](int64_t c0, int64_t c1) {
-    alignas(64) double normals[per * chunk], uniforms[per * chunk], boosts[per * chunk];
+    alignas(64) double x0[per * chunk], x1[per * chunk], x2[per * chunk];
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t q0 = c * chunk, q1 = std::min(tiles, q0 + chunk);
       const int64_t e0 = q0 * per, e1 = std::min(n, q1 * per);
-      t.tiles(s, kNormalF64, q0, q1, normals, 0.0, 1.0);
-      t.tiles(s1, kUniformF64, q0, q1, uniforms, 0.0, 1.0);
-      bool small = false;
-      for (int64_t i = e0; i < e1 && !small; ++i) small = p[i * sp] < 1;
-      if (small) t.tiles(s2, kUniformF64, q0, q1, boosts, 0.0, 1.0);
+      t.tiles(s, kind0, q0, q1, x0, 0.0, 1.0);
+      t.tiles(s1, kUniformF64, q0, q1, x1, 0.0, 1.0);
+      const bool with_third = third(e0, e1);
+      if (with_third) t.tiles(s2, kUniformF64, q0, q1, x2, 0.0, 1.0);
       for (int64_t i = e0; i < e1; ++i) {
-        if (skip && skip[i]) continue;
-        const double shape = p[i * sp];
         const int64_t e = i - e0;
-        double g = shape > 0 ? gamma_attempt(shape, normals[e], uniforms[e],
-                                             small ? boosts[e] : 1.0)
-                             : 0.0;
-        if (std::isnan(g)) {
-          ElementWords w(s, static_cast<uint64_t>(i), 3);
-          g = gamma(w, shape);
-        }
-        out[i] = g;
+        if (!attempt(i, x0[e], x1[e], with_third ? x2[e] : 1.0)) fallback(i);
       }
     }
   });
+}
+
+// out[i] = Gamma(p[i * sp], 1) for the elements not in `skip` (may be null): the first
+// attempt from a bulk normal, a bulk uniform and, for a shape below 1, a bulk uniform for
+// the boost U^(1 / shape); about 98% accept there.
+void gamma_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, double* out,
+                const uint8_t* skip) {
+  first_attempts(
+      s, n, kNormalF64,
+      [&](int64_t e0, int64_t e1) {
+        for (int64_t i = e0; i < e1; ++i)
+          if (p[i * sp] < 1) return true;
+        return false;
+      },
+      [&](int64_t i, double x, double u, double boost) {
+        if (skip && skip[i]) return true;
+        const double shape = p[i * sp];
+        const double g = shape > 0 ? gamma_attempt(shape, x, u, boost) : 0.0;
+        if (std::isnan(g)) return false;
+        out[i] = g;
+        return true;
+      },
+      [&](int64_t i) {
+        ElementWords w(s, static_cast<uint64_t>(i), 3);
+        out[i] = gamma(w, p[i * sp]);
+      });
+}
+
+// Poisson(lam)'s first attempt from bulk uniforms u, v: inversion of the CDF below lambda
+// 10 (one uniform, no rejection; -1 should the sum stop growing before u), PTRS's first
+// attempt up to kNormalVariance; -1 when rejected (or beyond).
+inline int64_t poisson_attempt(double lam, double u, double v) {
+  if (lam <= 0) return 0;
+  if (lam < 10) {
+    double p = std::exp(-lam), cdf = p;
+    int64_t k = 0;
+    while (u >= cdf) {
+      p *= lam / static_cast<double>(++k);
+      const double next = cdf + p;
+      if (next == cdf) return -1;
+      cdf = next;
+    }
+    return k;
+  }
+  if (lam > kNormalVariance) return -1;
+  const double slam = std::sqrt(lam), loglam = std::log(lam);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  const double uc = u - 0.5, us = 0.5 - std::fabs(uc);
+  const double k = std::floor((2 * a / us + b) * uc + lam + 0.43);
+  if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
+  if (k < 0 || (us < 0.013 && v > us)) return -1;
+  if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
+      -lam + k * loglam - std::lgamma(k + 1))
+    return static_cast<int64_t>(k);
+  return -1;
+}
+
+void poisson_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, int64_t* out) {
+  first_attempts(
+      s, n, kUniformF64, [](int64_t, int64_t) { return false; },
+      [&](int64_t i, double u, double v, double) {
+        const int64_t k = poisson_attempt(p[i * sp], u, v);
+        if (k < 0) return false;
+        out[i] = k;
+        return true;
+      },
+      [&](int64_t i) {
+        ElementWords w(s, static_cast<uint64_t>(i), 3);
+        out[i] = poisson(w, p[i * sp]);
+      });
 }
 
 // A stream independent of s and of all its element streams (another key: Philox's block
@@ -421,6 +484,10 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
     gamma_bulk(s, n, p0, s0, static_cast<double*>(out), nullptr);
     return 0;
   }
+  if (sampler == kSamplePoisson) {
+    poisson_bulk(s, n, p0, s0, static_cast<int64_t*>(out));
+    return 0;
+  }
   if (sampler == kSampleBeta) {   // X / (X + Y) of bulk gammas; Johnk for a, b <= 1
     std::vector<uint8_t> johnk(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) johnk[i] = p0[i * s0] <= 1 && p1[i * s1] <= 1;
@@ -441,11 +508,9 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
   }
   const int nt = n < 4096 ? 1 : get_num_threads();
   int64_t* oi = static_cast<int64_t*>(out);
-  parallel_for(nt, n, [&](int64_t i) {       // Poisson, binomial
+  parallel_for(nt, n, [&](int64_t i) {       // binomial
     ElementWords w(s, static_cast<uint64_t>(i));
-    const double x = p0[i * s0];
-    oi[i] = sampler == kSamplePoisson ? poisson(w, x)
-                                      : binomial(w, static_cast<int64_t>(x), p1[i * s1]);
+    oi[i] = binomial(w, static_cast<int64_t>(p0[i * s0]), p1[i * s1]);
   });
   return 0;
 }

@@ -83,13 +83,15 @@ int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
 // bad sampler, 2 for a parameter out of range (NaN, negative or infinite; Poisson's and the
 // binomial's above 1e18; p outside [0, 1]; beta's b not positive): the caller checks them
 // first with NumPy's messages, this is the safety net against a sampler that never accepts.
-// Gamma's first attempt reads element i of the stream's normal64 tiles, element i of the
-// uniform64 tiles of the stream whose block b is element b's block 1 (Philox
-// (C_lo, C_hi + 1), ThreeFry key 1) and, for a shape below 1, of block 2's; a rejection
-// continues on element i's own stream from block 3 on. Beta is X / (X + Y), X such a
-// gamma(a) and Y a gamma(b) on the same counters under another key (random.cpp,
-// other_key_stream), or Johnk's method on element i's stream from block 3 when a, b <= 1.
-// Gamma and beta consume max(the normal tiles' blocks, n) blocks, the other samplers n.
+// First attempts come from SIMD tiles: Poisson's reads element i of the stream's uniform64
+// tiles and of the uniform64 tiles of the stream whose block b is element b's block 1
+// (Philox (C_lo, C_hi + 1), ThreeFry key 1): inversion below lambda 10, PTRS above.
+// Gamma's reads element i of the normal64 tiles, of block 1's uniform64 tiles and, for a
+// shape below 1, of block 2's. A rejection continues on element i's own stream from block
+// 3 on. Beta is X / (X + Y), X such a gamma(a) and Y a gamma(b) on the same counters under
+// another key (random.cpp, other_key_stream), or Johnk's method on element i's stream from
+// block 3 when a, b <= 1. Poisson, gamma and beta consume max(the f64 tiles' blocks, n)
+// blocks, the binomial n.
 int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
                const double* p1, int64_t s1, void* out);
 // out = a uniform random permutation of 0 .. n-1 (Sanders' bucket shuffle: element i of
