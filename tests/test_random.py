@@ -179,6 +179,19 @@ def test_poisson_against_numpy_samples(alg, lam):
 
 
 @pytest.mark.parametrize("alg", ["philox", "threefry"])
+@pytest.mark.parametrize("n, p", [(20, 0.1), (5, 0.95), (100, 0.3), (1000, 0.9),
+                                  (10**6, 0.5), (3, 0.5)])
+def test_binomial_against_numpy_samples(alg, n, p):
+    """The binomial's vectorized first attempts (inversion below a mean of 10, BTRS above,
+    p > 1/2 mirrored), one plan for scalar parameters: NumPy's distribution."""
+    g = xa.random.Generator(xa.random.Philox(61) if alg == "philox" else
+                            xa.random.ThreeFry(61))
+    x = np.asarray(g.binomial(n, p, 100_000))
+    two_sample_ks_ok(x, np.random.default_rng(62).binomial(n, p, 100_000))
+    assert abs(x.mean() - n * p) < 5 * math.sqrt(n * p * (1 - p) / len(x)) + 1e-12
+
+
+@pytest.mark.parametrize("alg", ["philox", "threefry"])
 def test_permutation_is_uniform_across_buckets(alg):
     """Sanders' bucket shuffle (random.h, rng_permutation) over 4 buckets of ~2048: where
     index 0 and index n - 1 land is uniform (KS), and they keep either order equally often,

@@ -135,7 +135,7 @@ def sample(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object count
            str sampler, p0, p1):
     """out = the sampler's draws with parameters p0 (and p1): Python floats, or contiguous
     float64 tensors of one element or out's size. Returns the blocks consumed (out's size;
-    Poisson, gamma and beta: at least their f64 tiles' blocks)."""
+    at least their f64 tiles' blocks)."""
     cdef RngStream s = _stream(algorithm, key0, key1, counter)
     code, dtype = SAMPLERS[sampler]
     _check_out(out, dtype, sampler)
@@ -151,9 +151,8 @@ def sample(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object count
     if rc:
         raise ValueError(f"random.{sampler}: a parameter is out of range (NaN, negative or "
                          f"too large)")
-    if sampler != "binomial":    # (first attempts read whole f64 tiles: as many blocks)
-        return max(out._size, rng_blocks_used(s.algorithm, KINDS["normal64"][0], out._size))
-    return out._size
+    # (first attempts read whole f64 tiles: as many blocks)
+    return max(out._size, rng_blocks_used(s.algorithm, KINDS["normal64"][0], out._size))
 
 
 def philox_block(counter, key):

@@ -157,51 +157,102 @@ double stirling_tail(double k) {
   return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / sq) / sq) / kp1;
 }
 
-// Binomial(n, p) for p <= 1/2: inversion while n p < 10, else Hormann's BTRS ("The
-// generation of binomial random variates", 1993). The caller mirrors p > 1/2.
-int64_t binomial_low(ElementWords& w, int64_t n, double p) {
-  const double q = 1 - p;
-  if (n * p < 10) {
-    const double s = p / q, a = (n + 1) * s;
-    for (;;) {   // restart on the (rare) run past n from rounding
-      double r = std::exp(static_cast<double>(n) * std::log1p(-p)), u = w.open01();
-      int64_t x = 0;
-      while (u > r && x <= n) {
-        u -= r;
-        ++x;
-        r *= a / static_cast<double>(x) - s;
-      }
-      if (x <= n) return x;
-    }
+// Binomial(n, p): inversion while n p < 10, else Hormann's BTRS ("The generation of
+// binomial random variates", 1993), both for p <= 1/2 (p > 1/2 mirrored: n - X(n, 1 - p)).
+// The plan holds an (n, p)'s constants, made once per parameter pair.
+struct BinomialPlan {
+  int64_t n = 0, fixed = -1;        // fixed >= 0: the result without drawing (p 0 or 1)
+  bool mirrored = false, inversion = false, normal = false;
+  double p = 0, q = 1, s = 0, a = 0, r0 = 0;               // inversion: p / q, (n+1) s, q^n
+  double b = 0, c = 0, vr = 0, alpha = 0, r = 0, nd = 0, m = 0, hm = 0;   // BTRS
+};
+
+BinomialPlan binomial_plan(int64_t n, double p_in) {
+  BinomialPlan b;
+  b.n = n;
+  if (n <= 0 || p_in <= 0) {
+    b.fixed = 0;
+    return b;
   }
-  if (n * p * q > kNormalVariance) return normal_count(w, n * p, n * p * q, n);
-  const double spq = std::sqrt(n * p * q), b = 1.15 + 2.53 * spq;
-  const double a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, vr = 0.92 - 4.2 / b;
-  const double alpha = (2.83 + 5.1 / b) * spq, r = p / q, nd = static_cast<double>(n);
-  const double m = std::floor((nd + 1) * p);
+  if (p_in >= 1) {
+    b.fixed = n;
+    return b;
+  }
+  b.mirrored = p_in > 0.5;
+  const double p = b.mirrored ? 1 - p_in : p_in, q = 1 - p;
+  b.p = p;
+  b.q = q;
+  b.nd = static_cast<double>(n);
+  if (n * p < 10) {
+    b.inversion = true;
+    b.s = p / q;
+    b.a = (b.nd + 1) * b.s;
+    b.r0 = std::exp(b.nd * std::log1p(-p));
+    return b;
+  }
+  if (n * p * q > kNormalVariance) {
+    b.normal = true;
+    return b;
+  }
+  const double spq = std::sqrt(n * p * q);
+  b.b = 1.15 + 2.53 * spq;
+  b.a = -0.0873 + 0.0248 * b.b + 0.01 * p;
+  b.c = n * p + 0.5;
+  b.vr = 0.92 - 4.2 / b.b;
+  b.alpha = (2.83 + 5.1 / b.b) * spq;
+  b.r = p / q;
+  b.m = std::floor((b.nd + 1) * p);
   // the acceptance bound log(f(k) / f(m)) with Stirling's series for the factorials: no
   // difference of huge lgamma values, so it stays exact for n up to 1e18
-  const double hm = (m + 0.5) * std::log((m + 1) / (r * (nd - m + 1))) + stirling_tail(m) +
-                    stirling_tail(nd - m);
-  for (;;) {
-    const double u = w.open01() - 0.5;
-    double v = w.open01();
-    const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((2 * a / us + b) * u + c);
-    if (k < 0 || k > nd) continue;
-    if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
-    v = std::log(v * alpha / (a / (us * us) + b));
-    const double bound = hm + (nd + 1) * std::log((nd - m + 1) / (nd - k + 1)) +
-                         (k + 0.5) * std::log(r * (nd - k + 1) / (k + 1)) - stirling_tail(k) -
-                         stirling_tail(nd - k);
-    if (v <= bound) return static_cast<int64_t>(k);
-  }
+  b.hm = (b.m + 0.5) * std::log((b.m + 1) / (b.r * (b.nd - b.m + 1))) +
+         stirling_tail(b.m) + stirling_tail(b.nd - b.m);
+  return b;
 }
 
-int64_t binomial(ElementWords& w, int64_t n, double p) {
-  if (n <= 0 || p <= 0) return 0;
-  if (p >= 1) return n;
-  return p > 0.5 ? n - binomial_low(w, n, 1 - p) : binomial_low(w, n, p);
+// One attempt from uniforms u (and v, BTRS only): the draw, or -1 when rejected (also for
+// the inversion's rare run past n from rounding, and for the normal approximation's plans).
+inline int64_t binomial_attempt(const BinomialPlan& b, double u_in, double v_in) {
+  if (b.fixed >= 0) return b.fixed;
+  if (b.normal) return -1;
+  int64_t k = -1;
+  if (b.inversion) {
+    double r = b.r0, u = u_in;
+    int64_t x = 0;
+    while (u > r && x <= b.n) {
+      u -= r;
+      ++x;
+      r *= b.a / static_cast<double>(x) - b.s;
+    }
+    k = x <= b.n ? x : -1;
+  } else {
+    const double u = u_in - 0.5, us = 0.5 - std::fabs(u);
+    const double kd = std::floor((2 * b.a / us + b.b) * u + b.c);
+    if (kd < 0 || kd > b.nd) return -1;
+    if (us >= 0.07 && v_in <= b.vr) {
+      k = static_cast<int64_t>(kd);
+    } else {
+      const double v = std::log(v_in * b.alpha / (b.a / (us * us) + b.b));
+      const double bound = b.hm + (b.nd + 1) * std::log((b.nd - b.m + 1) / (b.nd - kd + 1)) +
+                           (kd + 0.5) * std::log(b.r * (b.nd - kd + 1) / (kd + 1)) -
+                           stirling_tail(kd) - stirling_tail(b.nd - kd);
+      if (!(v <= bound)) return -1;
+      k = static_cast<int64_t>(kd);
+    }
+  }
+  return k < 0 ? -1 : (b.mirrored ? b.n - k : k);
+}
+
+int64_t binomial(ElementWords& w, const BinomialPlan& b) {
+  if (b.fixed >= 0) return b.fixed;
+  if (b.normal) {
+    const int64_t k = normal_count(w, b.nd * b.p, b.nd * b.p * b.q, b.nd);
+    return b.mirrored ? b.n - k : k;
+  }
+  for (;;) {
+    const double u = w.open01(), v = b.inversion ? 0.0 : w.open01();
+    const int64_t k = binomial_attempt(b, u, v);
+    if (k >= 0) return k;
+  }
 }
 
 // Gamma(shape, 1): Marsaglia and Tsang's squeeze ("A simple method for generating gamma
@@ -352,6 +403,29 @@ void poisson_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, in
       [&](int64_t i) {
         ElementWords w(s, static_cast<uint64_t>(i), 3);
         out[i] = poisson(w, p[i * sp]);
+      });
+}
+
+// Binomial(n[i * sn], p[i * sp]): first attempts from two bulk uniforms; one plan for
+// scalar parameters, one per element otherwise.
+void binomial_bulk(const RngStream& s, int64_t count, const double* n, int64_t sn,
+                   const double* p, int64_t sp, int64_t* out) {
+  const bool scalar = sn == 0 && sp == 0;
+  const BinomialPlan shared = binomial_plan(static_cast<int64_t>(n[0]), p[0]);
+  auto plan = [&](int64_t i) {
+    return scalar ? shared : binomial_plan(static_cast<int64_t>(n[i * sn]), p[i * sp]);
+  };
+  first_attempts(
+      s, count, kUniformF64, [](int64_t, int64_t) { return false; },
+      [&](int64_t i, double u, double v, double) {
+        const int64_t k = binomial_attempt(plan(i), u, v);
+        if (k < 0) return false;
+        out[i] = k;
+        return true;
+      },
+      [&](int64_t i) {
+        ElementWords w(s, static_cast<uint64_t>(i), 3);
+        out[i] = binomial(w, plan(i));
       });
 }
 
@@ -506,12 +580,7 @@ int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int
     });
     return 0;
   }
-  const int nt = n < 4096 ? 1 : get_num_threads();
-  int64_t* oi = static_cast<int64_t*>(out);
-  parallel_for(nt, n, [&](int64_t i) {       // binomial
-    ElementWords w(s, static_cast<uint64_t>(i));
-    oi[i] = binomial(w, static_cast<int64_t>(p0[i * s0]), p1[i * s1]);
-  });
+  binomial_bulk(s, n, p0, s0, p1, s1, static_cast<int64_t*>(out));
   return 0;
 }
 

@@ -29,7 +29,7 @@
 // number of words per element: element i reads its own stream, Philox blocks
 // (C_lo + i, C_hi + j) for j = 0, 1, ... (a 64-bit add on each half), ThreeFry blocks C + i
 // under key j (key 0 the stream's, key j > 0 = threefry2x32_20({j, 0x243f6a88}, key)).
-// They consume n blocks of the counter.
+// They consume at least n blocks of the counter (rng_sample, rng_integers: exactly how many).
 #pragma once
 
 #include <cstdint>
@@ -83,15 +83,15 @@ int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
 // bad sampler, 2 for a parameter out of range (NaN, negative or infinite; Poisson's and the
 // binomial's above 1e18; p outside [0, 1]; beta's b not positive): the caller checks them
 // first with NumPy's messages, this is the safety net against a sampler that never accepts.
-// First attempts come from SIMD tiles: Poisson's reads element i of the stream's uniform64
-// tiles and of the uniform64 tiles of the stream whose block b is element b's block 1
-// (Philox (C_lo, C_hi + 1), ThreeFry key 1): inversion below lambda 10, PTRS above.
+// First attempts come from SIMD tiles: Poisson's and the binomial's read element i of the
+// stream's uniform64 tiles and of the uniform64 tiles of the stream whose block b is
+// element b's block 1 (Philox (C_lo, C_hi + 1), ThreeFry key 1): inversion below a mean of
+// 10, PTRS / BTRS above.
 // Gamma's reads element i of the normal64 tiles, of block 1's uniform64 tiles and, for a
 // shape below 1, of block 2's. A rejection continues on element i's own stream from block
 // 3 on. Beta is X / (X + Y), X such a gamma(a) and Y a gamma(b) on the same counters under
 // another key (random.cpp, other_key_stream), or Johnk's method on element i's stream from
-// block 3 when a, b <= 1. Poisson, gamma and beta consume max(the f64 tiles' blocks, n)
-// blocks, the binomial n.
+// block 3 when a, b <= 1. They consume max(the f64 tiles' blocks, n) blocks.
 int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
                const double* p1, int64_t s1, void* out);
 // out = a uniform random permutation of 0 .. n-1 (Sanders' bucket shuffle: element i of
