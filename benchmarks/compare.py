@@ -780,6 +780,14 @@ def random_rows(t, jx):
          lambda: xg.gamma(2.5, size=n // 16), best, None),
         ("random_permutation", "permutation 1M", lambda: g.permutation(n // 16),
          lambda: xg.permutation(n // 16), best, None),
+        ("random_poisson_50", "poisson lam=50 1M", lambda: g.poisson(50.0, n // 16),
+         lambda: xg.poisson(50.0, n // 16), best, None),
+        ("random_binomial", "binomial n=100 p=0.3 1M", lambda: g.binomial(100, 0.3, n // 16),
+         lambda: xg.binomial(100, 0.3, n // 16), best, None),
+        ("random_gamma_small", "gamma shape=0.5 1M", lambda: g.gamma(0.5, size=n // 16),
+         lambda: xg.gamma(0.5, size=n // 16), best, None),
+        ("random_beta", "beta a=2 b=3 1M", lambda: g.beta(2.0, 3.0, n // 16),
+         lambda: xg.beta(2.0, 3.0, n // 16), best, None),
     ]
     return rows
 

@@ -361,13 +361,38 @@ void gamma_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, doub
       });
 }
 
-// Poisson(lam)'s first attempt from bulk uniforms u, v: inversion of the CDF below lambda
-// 10 (one uniform, no rejection; -1 should the sum stop growing before u), PTRS's first
-// attempt up to kNormalVariance; -1 when rejected (or beyond).
-inline int64_t poisson_attempt(double lam, double u, double v) {
-  if (lam <= 0) return 0;
+// Poisson(lam)'s constants for its first attempts, made once per lambda.
+struct PoissonPlan {
+  double lam = 0, limit = 0;                           // inversion: e^-lam
+  double b = 0, a = 0, vr = 0, loglam = 0, log_inv_alpha = 0;   // PTRS
+};
+
+PoissonPlan poisson_plan(double lam) {
+  PoissonPlan q;
+  q.lam = lam;
+  if (lam <= 0 || lam > kNormalVariance) return q;
   if (lam < 10) {
-    double p = std::exp(-lam), cdf = p;
+    q.limit = std::exp(-lam);
+    return q;
+  }
+  const double slam = std::sqrt(lam);
+  q.loglam = std::log(lam);
+  q.b = 0.931 + 2.53 * slam;
+  q.a = -0.059 + 0.02483 * q.b;
+  q.log_inv_alpha = std::log(1.1239 + 1.1328 / (q.b - 3.4));
+  q.vr = 0.9277 - 3.6224 / (q.b - 2);
+  return q;
+}
+
+// Poisson's first attempt from bulk uniforms u, v: inversion of the CDF below lambda 10
+// (one uniform, no rejection; -1 should the sum stop growing before u), PTRS's first
+// attempt up to kNormalVariance (as poisson() above); -1 when rejected (or beyond).
+inline int64_t poisson_attempt(const PoissonPlan& q, double u, double v) {
+  const double lam = q.lam;
+  if (lam <= 0) return 0;
+  if (lam > kNormalVariance) return -1;
+  if (lam < 10) {
+    double p = q.limit, cdf = p;
     int64_t k = 0;
     while (u >= cdf) {
       p *= lam / static_cast<double>(++k);
@@ -377,25 +402,22 @@ inline int64_t poisson_attempt(double lam, double u, double v) {
     }
     return k;
   }
-  if (lam > kNormalVariance) return -1;
-  const double slam = std::sqrt(lam), loglam = std::log(lam);
-  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
   const double uc = u - 0.5, us = 0.5 - std::fabs(uc);
-  const double k = std::floor((2 * a / us + b) * uc + lam + 0.43);
-  if (us >= 0.07 && v <= vr) return static_cast<int64_t>(k);
+  const double k = std::floor((2 * q.a / us + q.b) * uc + lam + 0.43);
+  if (us >= 0.07 && v <= q.vr) return static_cast<int64_t>(k);
   if (k < 0 || (us < 0.013 && v > us)) return -1;
-  if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
-      -lam + k * loglam - std::lgamma(k + 1))
+  if (std::log(v) + q.log_inv_alpha - std::log(q.a / (us * us) + q.b) <=
+      -lam + k * q.loglam - std::lgamma(k + 1))
     return static_cast<int64_t>(k);
   return -1;
 }
 
 void poisson_bulk(const RngStream& s, int64_t n, const double* p, int64_t sp, int64_t* out) {
+  const PoissonPlan shared = poisson_plan(p[0]);
   first_attempts(
       s, n, kUniformF64, [](int64_t, int64_t) { return false; },
       [&](int64_t i, double u, double v, double) {
-        const int64_t k = poisson_attempt(p[i * sp], u, v);
+        const int64_t k = poisson_attempt(sp ? poisson_plan(p[i * sp]) : shared, u, v);
         if (k < 0) return false;
         out[i] = k;
         return true;
