@@ -207,6 +207,21 @@ def main():
                  best_time(lambda: xa.sort(ta, stable=False), 3)))
     rows.append(("median 16M f32", best_time(lambda: np.median(na), 2),
                  best_time(lambda: xa.median(ta), 3)))
+    gen, xgen = np.random.default_rng(1), xa.random.default_rng(1)
+    rows.append(("standard_normal 16M f32", best_time(
+        lambda: gen.standard_normal(n, dtype=np.float32), 3), best_time(
+        lambda: xgen.standard_normal(n, dtype=np.float32), 3)))
+    sig = (rng.standard_normal(1 << 20) + 1j * rng.standard_normal(1 << 20)).astype(
+        np.complex64)
+    tsig = xa.asarray(sig, copy=True)
+    rows.append(("fft 2^20 c64", best_time(lambda: np.fft.fft(sig), 3),
+                 best_time(lambda: xa.fft.fft(tsig), 3)))
+    g64 = rng.standard_normal((1024, 1024))
+    spd = g64 @ g64.T + 1024 * np.eye(1024)
+    tspd = xa.asarray(spd, copy=True)
+    t_np = best_time(lambda: np.linalg.cholesky(spd), 3)
+    time.sleep(0.2)   # (as above: NumPy's OpenBLAS threads)
+    rows.append(("cholesky 1024^2 f64", t_np, best_time(lambda: xa.linalg.cholesky(tspd), 3)))
     s1, s2 = rng.random(100, dtype=np.float32), rng.random(100, dtype=np.float32)
     t1, t2 = xa.asarray(s1), xa.asarray(s2)
     rows.append(("x + y, 100 f32 (per call)", per_call(lambda: s1 + s2),
