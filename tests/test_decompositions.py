@@ -6,6 +6,8 @@ scaled by size and condition number, over dtypes, batch shapes (size 0 and 1 inc
 layouts, thread counts and the errors NumPy raises."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -477,3 +479,20 @@ def test_review_regressions():
     info = xa.zeros((1,), dtype=xa.int64)
     with pytest.raises(TypeError, match="Tensor or None"):
         lapack_kernels.svd_(xa.asarray(np.eye(2)), 1, 2, 2, s, [1, 2, 3], "abcd", True, info)
+
+
+def test_a_missing_or_wrong_lapack_raises_clearly():
+    """In a fresh process (this one has loaded its LAPACK): a path that does not open, and a
+    library without LAPACKE's routines, raise OSError naming what failed."""
+    code = ("from xarr._bindings import lapack as k\n"
+            "for path in ('/nonexistent/libx.so', 'libm.so.6'):\n"
+            "    try:\n"
+            "        k.load(path, 'scipy_', '64_')\n"
+            "    except OSError as e:\n"
+            "        print(e)\n"
+            "print(k.loaded())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd="/").stdout
+    assert "cannot open /nonexistent/libx.so" in out
+    assert "lacks scipy_LAPACKE_dgesdd_work64_" in out
+    assert out.strip().endswith("False")
