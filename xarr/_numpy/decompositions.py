@@ -63,7 +63,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """numpy.linalg.svd: a = U diag(S) Vh for each matrix [..., M, N] of a; S real,
     descending. ``full_matrices``: U [..., M, M] and Vh [..., N, N], else [..., M, K] and
     [..., K, N] (K = min(M, N)). ``compute_uv=False``: S alone. ``hermitian``: a is taken
-    as Hermitian and factored by eigh (faster; its lower triangle is read).
+    as Hermitian and factored by eigh (its lower triangle is read).
 
     >>> xa.linalg.svd(xa.asarray([[3.0, 0.0], [0.0, -4.0]])).S        # [4., 3.]
     """
