@@ -191,6 +191,21 @@ def test_binomial_against_numpy_samples(alg, n, p):
     assert abs(x.mean() - n * p) < 5 * math.sqrt(n * p * (1 - p) / len(x)) + 1e-12
 
 
+def test_review_regressions_of_the_samplers():
+    """A binomial of n ~ 1e16 (its BTRS bound's ratio of n-sized doubles rounded to 1: now
+    log1p), beta of subnormal shapes (both logs overflowed: NaN), empty parameters."""
+    g = xa.random.default_rng(123)
+    x = np.asarray(g.binomial(10**16, 1e-15, 100_000))
+    two_sample_ks_ok(x, np.random.default_rng(124).poisson(10.0, 100_000))
+    y = np.asarray(g.binomial(10**18, 1e-12, 100_000))
+    assert abs(y.mean() - 1e6) < 5 * math.sqrt(1e6 / len(y))
+    assert abs(y.var() / 1e6 - 1) < 0.05
+    tiny = np.asarray(g.beta(1e-320, 1e-320, 2000))
+    assert set(np.unique(tiny)) <= {0.0, 1.0} and 0.3 < tiny.mean() < 0.7
+    assert np.asarray(g.poisson(np.array([]))).shape == (0,)
+    assert np.asarray(g.binomial(np.array([], np.int64), 0.5)).shape == (0,)
+
+
 @pytest.mark.parametrize("alg", ["philox", "threefry"])
 def test_permutation_is_uniform_across_buckets(alg):
     """Sanders' bucket shuffle (random.h, rng_permutation) over 4 buckets of ~2048: where

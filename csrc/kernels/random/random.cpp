@@ -65,7 +65,9 @@ class ElementWords {
       rng_blocks::threefry(words_[0], words_[1], k0, k1);
       have_ = 2;
     } else {
-      const uint64_t lo = s_.counter[0] + i_, hi = s_.counter[1] + block_;
+      // the 128-bit counter C + i + j 2^64 (a carry out of the low half as the tiles')
+      const uint64_t lo = s_.counter[0] + i_;
+      const uint64_t hi = s_.counter[1] + (lo < s_.counter[0] ? 1 : 0) + block_;
       words_[0] = static_cast<uint32_t>(lo);
       words_[1] = static_cast<uint32_t>(lo >> 32);
       words_[2] = static_cast<uint32_t>(hi);
@@ -202,8 +204,9 @@ BinomialPlan binomial_plan(int64_t n, double p_in) {
   b.alpha = (2.83 + 5.1 / b.b) * spq;
   b.r = p / q;
   b.m = std::floor((b.nd + 1) * p);
-  // the acceptance bound log(f(k) / f(m)) with Stirling's series for the factorials: no
-  // difference of huge lgamma values, so it stays exact for n up to 1e18
+  // the acceptance bound log(f(k) / f(m)) with Stirling's series for the factorials (no
+  // difference of huge lgamma values) and log1p of (k - m) / (n - k + 1) (a ratio of two
+  // n-sized doubles rounds to 1 past n ~ 1e15): accurate for n up to 1e18
   b.hm = (b.m + 0.5) * std::log((b.m + 1) / (b.r * (b.nd - b.m + 1))) +
          stirling_tail(b.m) + stirling_tail(b.nd - b.m);
   return b;
@@ -218,10 +221,14 @@ inline int64_t binomial_attempt(const BinomialPlan& b, double u_in, double v_in)
   if (b.inversion) {
     double r = b.r0, u = u_in;
     int64_t x = 0;
+    // (rounding can leave u just above the summed terms while r underflows to 0: reject
+    // then, and past NumPy's bound n p + 10 sqrt(n p q + 1), instead of running to n)
+    const double top = std::min(b.nd, b.nd * b.p + 10 * std::sqrt(b.nd * b.p * b.q + 1));
     while (u > r && x <= b.n) {
       u -= r;
       ++x;
       r *= b.a / static_cast<double>(x) - b.s;
+      if (r == 0 || static_cast<double>(x) > top) return -1;
     }
     k = x <= b.n ? x : -1;
   } else {
@@ -232,7 +239,7 @@ inline int64_t binomial_attempt(const BinomialPlan& b, double u_in, double v_in)
       k = static_cast<int64_t>(kd);
     } else {
       const double v = std::log(v_in * b.alpha / (b.a / (us * us) + b.b));
-      const double bound = b.hm + (b.nd + 1) * std::log((b.nd - b.m + 1) / (b.nd - kd + 1)) +
+      const double bound = b.hm + (b.nd + 1) * std::log1p((kd - b.m) / (b.nd - kd + 1)) +
                            (kd + 0.5) * std::log(b.r * (b.nd - kd + 1) / (kd + 1)) -
                            stirling_tail(kd) - stirling_tail(b.nd - kd);
       if (!(v <= bound)) return -1;
@@ -274,7 +281,7 @@ double gamma(ElementWords& w, double shape) {
 }
 
 // The stream whose bulk block b is element b's block j (random.h, "Per-element samplers"):
-// Philox counter (C_lo, C_hi + j), ThreeFry key j = threefry({j, 0x243f6a88}, key).
+// Philox counter C + j 2^64, ThreeFry key j = threefry({j, 0x243f6a88}, key).
 RngStream block_stream(const RngStream& s, uint32_t j) {
   RngStream t = s;
   if (s.algorithm == kThreeFry2x32) {
@@ -476,7 +483,10 @@ RngStream other_key_stream(const RngStream& s) {
 double beta(ElementWords& w, double a, double b) {
   if (a <= 1 && b <= 1) {
     for (;;) {
-      const double lx = std::log(w.open01()) / a, ly = std::log(w.open01()) / b;
+      const double lu = std::log(w.open01()), lv = std::log(w.open01());
+      const double lx = lu / a, ly = lv / b;
+      if (std::isinf(lx) && std::isinf(ly))   // a, b subnormal: X, Y underflow; the
+        return lu * b > lv * a ? 1.0 : 0.0;   // larger log decides (NumPy: 0 or 1)
       const double top = std::max(lx, ly);
       const double ex = std::exp(lx - top), ey = std::exp(ly - top);
       if (std::log(ex + ey) + top > 0) continue;          // X + Y > 1: reject
@@ -569,6 +579,7 @@ int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
 int rng_sample(const RngStream& s, int sampler, int64_t n, const double* p0, int64_t s0,
                const double* p1, int64_t s1, void* out) {
   if (!valid_algorithm(s.algorithm) || sampler < 0 || sampler >= kNumRngSamplers) return 1;
+  if (n <= 0) return 0;
   for (int64_t i = 0; i < n; ++i) {   // a NaN or infinite parameter would never accept
     const double x = p0[i * s0], y = p1[i * s1];
     const bool counts = sampler == kSamplePoisson || sampler == kSampleBinomial;

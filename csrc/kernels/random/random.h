@@ -26,9 +26,10 @@
 // across ISAs they may differ in the last bit (FMA), bits and uniforms never do.
 //
 // Per-element samplers (integers in a range, Poisson, binomial, gamma) draw a variable
-// number of words per element: element i reads its own stream, Philox blocks
-// (C_lo + i, C_hi + j) for j = 0, 1, ... (a 64-bit add on each half), ThreeFry blocks C + i
-// under key j (key 0 the stream's, key j > 0 = threefry2x32_20({j, 0x243f6a88}, key)).
+// number of words per element: element i reads its own stream, Philox blocks with the
+// 128-bit counter C + i + j 2^64 for j = 0, 1, ... (the tiles' add: a carry out of the low
+// half goes into the high), ThreeFry blocks C + i under key j (key 0 the stream's, key
+// j > 0 = threefry2x32_20({j, 0x243f6a88}, key)).
 // They consume at least n blocks of the counter (rng_sample, rng_integers: exactly how many).
 #pragma once
 
@@ -73,7 +74,7 @@ int rng_fill(const RngStream& s, int kind, int64_t n, void* out, double a, doubl
 // Integers low[i] + U[0, range[i]] (range inclusive, so range 2^64 - 1 is every u64), by
 // Lemire's multiply-and-reject. Element i's first candidate is element i of the stream's
 // bits32 tiles (bits64 when some range reaches 2^32); a rejected candidate is followed by
-// the words of element i's own stream from block 1 on (Philox (C_lo + i, C_hi + j), j >= 1;
+// the words of element i's own stream from block 1 on (Philox C + i + j 2^64, j >= 1;
 // ThreeFry key j >= 1). Consumes max(the tiles' blocks, n) blocks. low / range step by
 // ls / rs elements (0: one value).
 int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
@@ -85,7 +86,7 @@ int rng_integers(const RngStream& s, int64_t n, const int64_t* low, int64_t ls,
 // first with NumPy's messages, this is the safety net against a sampler that never accepts.
 // First attempts come from SIMD tiles: Poisson's and the binomial's read element i of the
 // stream's uniform64 tiles and of the uniform64 tiles of the stream whose block b is
-// element b's block 1 (Philox (C_lo, C_hi + 1), ThreeFry key 1): inversion below a mean of
+// element b's block 1 (Philox C + 2^64, ThreeFry key 1): inversion below a mean of
 // 10, PTRS / BTRS above.
 // Gamma's reads element i of the normal64 tiles, of block 1's uniform64 tiles and, for a
 // shape below 1, of block 2's. A rejection continues on element i's own stream from block
