@@ -23,7 +23,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from xarr._numpy.array_api import triu
 from xarr._numpy.contraction import matmul
 from xarr._graph.trace import Traced
 from xarr._numpy.factorizations import (check_dtype, eager_operand, matrix_operand, narrowed,
@@ -216,7 +215,7 @@ def qr(a, mode="reduced"):
     if mode == "economic":           # geqrf's output in a's shape: R above, reflectors below
         return narrowed(_lin.dense_copy(h.swapaxes(-1, -2)), result)
     rows = m if mode == "complete" else k
-    r = narrowed(triu(_lin.dense_copy(h.swapaxes(-1, -2)[..., :rows, :])), result)
+    r = narrowed(L.r_factor(h, rows), result)
     if mode == "r":
         return r
     return QRResult(narrowed(q, result), r)

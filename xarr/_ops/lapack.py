@@ -22,7 +22,7 @@ from xarr._bindings import lapack as _kernels
 from xarr._dtypes import CODE_OF, DTYPES
 from xarr._graph.ir import TensorType
 from xarr._ops import structural as S
-from xarr._ops.linalg import dense_copy
+from xarr._ops.linalg import dense_copy, symmetrized
 
 _F64, _C128, _S64 = (CODE_OF[np.dtype(d)] for d in (np.float64, np.complex128, np.int64))
 
@@ -116,12 +116,8 @@ def svd(x, full_matrices=True, compute_uv=True):
 
 
 def _identity(batch, n, code):
-    eye = np.broadcast_to(np.eye(n, dtype=np.dtype(_dtype_of(code))), batch + (n, n))
+    eye = np.broadcast_to(np.eye(n, dtype=np.dtype(DTYPES[code])), batch + (n, n))
     return _tensor.wrap_numpy(np.ascontiguousarray(eye))
-
-
-def _dtype_of(code):
-    return np.complex128 if code == _C128 else np.float64
 
 
 def singular_values(x):
@@ -168,6 +164,15 @@ def qr(x, qcols=None):
     info = _info(count)
     _kernels.qr_(a, count, m, n, h, tau, q, 0 if qcols is None else qcols, info)
     return h, tau, q, _checked(info, "qr", x)
+
+
+def r_factor(h, rows, code=None):
+    """R [..., rows, n] of qr's h (its upper triangle transposed back; rows k or m), a new
+    row-major tensor (in dtype ``code``)."""
+    r = dense_copy(h.swapaxes(-1, -2)[..., :rows, :], code)
+    view = np.asarray(r)
+    view[..., ~np.triu(np.ones(view.shape[-2:], bool))] = 0
+    return r
 
 
 def lstsq(a, b, rcond):
@@ -248,10 +253,7 @@ def _eigh_rule(types, lower, symmetrize_input):
 
 
 def _eigh_impl(x, lower, symmetrize_input):
-    if symmetrize_input:           # (x + x^H) / 2
-        h = x.swapaxes(-1, -2)
-        x = (x + (h.conj() if np.dtype(x.dtype).kind == "c" else h)) * 0.5
-    w, v, info = eigh(x, lower, True)
+    w, v, info = eigh(symmetrized(x) if symmetrize_input else x, lower, True)
     code = CODE_OF[x.dtype]
     return _nan_where_failed(v, info, code), _nan_where_failed(w, info, _LAX_CODES[code])
 
@@ -269,16 +271,7 @@ def _qr_impl(x, full_matrices):
     rows = m if full_matrices else min(m, n)
     h, _, q, _ = qr(x, rows)
     code = CODE_OF[x.dtype]
-    r_full = dense_copy(h.swapaxes(-1, -2)[..., :rows, :], code)
-    return dense_copy(q, code), _upper(r_full)
-
-
-def _upper(t):
-    """t with its strictly-lower triangles zeroed, in place (row-major t)."""
-    view = np.asarray(t)
-    rows, cols = view.shape[-2:]
-    view[..., ~np.triu(np.ones((rows, cols), bool))] = 0
-    return t
+    return dense_copy(q, code), r_factor(h, rows, code)
 
 
 def _eig_rule(types, compute_left_eigenvectors, compute_right_eigenvectors):

@@ -64,10 +64,15 @@ def cholesky_with_flags(x):
     return a, flags
 
 
+def symmetrized(x):
+    """(x + x^H) / 2 of each matrix: jax's ``symmetrize_input``."""
+    h = x.swapaxes(-1, -2)
+    return (x + (h.conj() if np.dtype(x.dtype).kind == "c" else h)) * 0.5
+
+
 def _cholesky_impl(x, symmetrize_input):
-    if symmetrize_input:           # (x + x^H) / 2: only its lower triangle is read
-        h = x.swapaxes(-1, -2)
-        x = (x + (h.conj() if np.dtype(x.dtype).kind == "c" else h)) * 0.5
+    if symmetrize_input:           # (only the lower triangle is read)
+        x = symmetrized(x)
     return cholesky_with_flags(x)[0]
 
 
