@@ -106,13 +106,10 @@ def cholesky(a, /, *, upper=False):
     t, result = _operand(a, "cholesky")
     if isinstance(t, Traced):            # in a graph: NaN where not positive definite, as jax
         factor = _lin.cholesky(t, symmetrize_input=False)
-        if upper:
-            factor = factor.swapaxes(-1, -2)
-            factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor
-        return narrowed(factor, result)
-    factor, flags = _lin.cholesky_with_flags(t)
-    if _any(flags):
-        raise LinAlgError("linalg.cholesky: Matrix is not positive definite")
+    else:
+        factor, flags = _lin.cholesky_with_flags(t)
+        if _any(flags):
+            raise LinAlgError("linalg.cholesky: Matrix is not positive definite")
     if upper:
         factor = factor.swapaxes(-1, -2)
         factor = factor.conj() if np.dtype(factor.dtype).kind == "c" else factor.copy()
