@@ -80,6 +80,23 @@ def fill(Tensor out, str algorithm, uint32_t key0, uint32_t key1, object counter
     return rng_blocks_used(s.algorithm, k, out._size)
 
 
+def scalar(str algorithm, uint32_t key0, uint32_t key1, object counter, str kind,
+           double a=0.0, double b=1.0):
+    """(one element of kind as a Python float, blocks consumed): the stream's element 0,
+    as fill() of one element gives it, without a tensor (the Generator's size=None draws
+    of uniforms and normals)."""
+    cdef RngStream s = _stream(algorithm, key0, key1, counter)
+    cdef int k = KINDS[kind][0]
+    cdef double value64 = 0
+    cdef float value32 = 0
+    cdef void* slot = &value64 if k == 3 or k == 5 else <void*> &value32
+    if k < 2:
+        raise ValueError(f"random.scalar: kind {kind!r} is not a float kind")
+    rng_fill(s, k, 1, slot, a, b)
+    return (value64 if slot == <void*> &value64 else value32), rng_blocks_used(s.algorithm,
+                                                                               k, 1)
+
+
 cdef const char* _param(object x, str dtype, Tensor out, str what, int64_t* step,
                         char* scalar) except NULL:
     """A parameter's elements: a Python scalar into ``scalar`` (step 0), or a contiguous

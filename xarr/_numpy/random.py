@@ -194,16 +194,20 @@ class Generator:
                                 f"{want}")
             out[...] = self._run(_rng.fill, kind, tuple(out.shape), a, b)
             return out
-        if size is None:
-            return self._run(_rng.fill, kind, (), a, b)[()]
+        if size is None:             # one draw: a Python float, as NumPy's, no tensor
+            return self._run(_rng.scalar, kind, a, b)
         return self._run(_rng.fill, kind, _shape(size), a, b)
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats uniform in [0, 1)."""
+        if size is None and out is None and dtype is np.float64:    # (the scalar loop's)
+            return self._run(_rng.scalar, "uniform64", 0.0, 1.0)
         return self._fill("uniform" + _float_dtype(dtype, "random"), size, out=out)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal floats."""
+        if size is None and out is None and dtype is np.float64:
+            return self._run(_rng.scalar, "normal64", 0.0, 1.0)
         return self._fill("normal" + _float_dtype(dtype, "standard_normal"), size, out=out)
 
     def uniform(self, low=0.0, high=1.0, size=None):

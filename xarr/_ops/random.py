@@ -53,6 +53,9 @@ _ALGORITHM_NAMES = {RandomAlgorithm.RNG_DEFAULT: "philox",
                     RandomAlgorithm.RNG_PHILOX: "philox"}
 
 
+_new_tuple = tuple.__new__
+
+
 class Stream(NamedTuple):
     """A counter-based stream: ``algorithm`` 'philox' or 'threefry', a 64-bit key as two
     32-bit words, and the counter of the next block (below 2**128 / 2**64). A tuple: cheap
@@ -65,8 +68,11 @@ class Stream(NamedTuple):
 
     def advanced(self, blocks):
         """This stream past ``blocks`` blocks (the counter wraps as the generator's)."""
-        mask = _MASK128 if self.algorithm == "philox" else _MASK64
-        return Stream(self.algorithm, self.key0, self.key1, (self.counter + blocks) & mask)
+        alg, key0, key1, counter = self
+        mask = _MASK128 if alg == "philox" else _MASK64
+        # (tuple.__new__: every draw makes one, and the NamedTuple's own __new__ costs as
+        # much as a scalar draw's kernel)
+        return _new_tuple(Stream, (alg, key0, key1, (counter + blocks) & mask))
 
     def block(self, counter_words):
         """The block function on explicit counter words with this key (split / fold_in)."""
@@ -87,6 +93,12 @@ def fill(stream, kind, shape, a=0.0, b=1.0):
     used = _kernels.fill(out, stream.algorithm, stream.key0, stream.key1, stream.counter,
                          kind, a, b)
     return out, used
+
+
+def scalar(stream, kind, a=0.0, b=1.0):
+    """(one float of kind as fill() gives element 0, blocks used): a Python float."""
+    return _kernels.scalar(stream.algorithm, stream.key0, stream.key1, stream.counter, kind,
+                           a, b)
 
 
 def _parameter(x, dtype, shape):
