@@ -11,6 +11,15 @@ from xarr.tour import best_time as best
 from peers import SCIPY, jax, jnp, scipy_linalg, torch
 
 
+def _x64(fn):
+    """fn run in jax's 64-bit mode: without it jax turns the f64 rows' arrays into f32
+    (and its times are those of single precision)."""
+    def run():
+        with jax.enable_x64(True):
+            return fn()
+    return run
+
+
 def linalg_rows(t, jx):
     """Issue 18's xa.linalg norms (xarr/_numpy/linalg.py): the Frobenius and 1-norm of a
     4096x4096 f32 matrix and the 2-norm of 16M f32, against numpy.linalg, torch.linalg
@@ -71,17 +80,19 @@ def factor_rows(t, jx):
                   "factor_solve_8x8": lambda: torch.linalg.solve(tsm, tv),
                   "factor_cholesky_8x8": lambda: torch.linalg.cholesky(tss)})
     if jax is not None:
-        js, jl, jr, jg = (jnp.asarray(v) for v in (spd, low, rhs, g))
-        jsm, jss, jv = (jnp.asarray(v) for v in (small, small_spd, vec))
+        with jax.enable_x64(True):
+            js, jl, jr, jg = (jnp.asarray(v) for v in (spd, low, rhs, g))
+            jsm, jss, jv = (jnp.asarray(v) for v in (small, small_spd, vec))
         jchol, jinv = jax.jit(jnp.linalg.cholesky), jax.jit(jnp.linalg.inv)
         jsolve = jax.jit(jnp.linalg.solve)
         jtri = jax.jit(lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True))
-        jx.update({"factor_cholesky_f64": lambda: jchol(js).block_until_ready(),
-                   "factor_trsm_f64": lambda: jtri(jl, jr).block_until_ready(),
-                   "factor_solve_f64": lambda: jsolve(jg, jr).block_until_ready(),
-                   "factor_inv_8x8": lambda: jinv(jsm).block_until_ready(),
-                   "factor_solve_8x8": lambda: jsolve(jsm, jv).block_until_ready(),
-                   "factor_cholesky_8x8": lambda: jchol(jss).block_until_ready()})
+        jx.update({k: _x64(f) for k, f in {
+            "factor_cholesky_f64": lambda: jchol(js).block_until_ready(),
+            "factor_trsm_f64": lambda: jtri(jl, jr).block_until_ready(),
+            "factor_solve_f64": lambda: jsolve(jg, jr).block_until_ready(),
+            "factor_inv_8x8": lambda: jinv(jsm).block_until_ready(),
+            "factor_solve_8x8": lambda: jsolve(jsm, jv).block_until_ready(),
+            "factor_cholesky_8x8": lambda: jchol(jss).block_until_ready()}.items()})
     return [
         ("factor_cholesky_f64", "cholesky 2048^2 f64", lambda: np.linalg.cholesky(spd),
          lambda: xa.linalg.cholesky(x_spd), best, None),
@@ -139,8 +150,9 @@ def decomposition_rows(t, jx):
                   "dec_eigh_8x8": lambda: torch.linalg.eigh(tss),
                   "dec_qr_8x8": lambda: torch.linalg.qr(tsm)})
     if jax is not None:
-        js, jsym, jtall, jrhs = (jnp.asarray(v) for v in (sq, sym, tall, rhs))
-        jsm, jss = jnp.asarray(small), jnp.asarray(small_sym)
+        with jax.enable_x64(True):
+            js, jsym, jtall, jrhs = (jnp.asarray(v) for v in (sq, sym, tall, rhs))
+            jsm, jss = jnp.asarray(small), jnp.asarray(small_sym)
         jsvd = jax.jit(lambda a: jnp.linalg.svd(a, full_matrices=False))
         jeigh, jqr = jax.jit(jnp.linalg.eigh), jax.jit(jnp.linalg.qr)
         jlstsq, jpinv = jax.jit(jnp.linalg.lstsq), jax.jit(jnp.linalg.pinv)
@@ -148,14 +160,15 @@ def decomposition_rows(t, jx):
 
         def ready(out):
             return jax.block_until_ready(out)
-        jx.update({"dec_svd_f64": lambda: ready(jsvd(js)),
-                   "dec_eigh_f64": lambda: ready(jeigh(jsym)),
-                   "dec_qr_f64": lambda: ready(jqr(jtall)),
-                   "dec_lstsq_f64": lambda: ready(jlstsq(jtall, jrhs)),
-                   "dec_pinv_f64": lambda: ready(jpinv(jtall)),
-                   "dec_svd_8x8": lambda: ready(jsvd_full(jsm)),
-                   "dec_eigh_8x8": lambda: ready(jeigh(jss)),
-                   "dec_qr_8x8": lambda: ready(jqr(jsm))})
+        jx.update({k: _x64(f) for k, f in {
+            "dec_svd_f64": lambda: ready(jsvd(js)),
+            "dec_eigh_f64": lambda: ready(jeigh(jsym)),
+            "dec_qr_f64": lambda: ready(jqr(jtall)),
+            "dec_lstsq_f64": lambda: ready(jlstsq(jtall, jrhs)),
+            "dec_pinv_f64": lambda: ready(jpinv(jtall)),
+            "dec_svd_8x8": lambda: ready(jsvd_full(jsm)),
+            "dec_eigh_8x8": lambda: ready(jeigh(jss)),
+            "dec_qr_8x8": lambda: ready(jqr(jsm))}.items()})
     return [
         ("dec_svd_f64", "svd 1024^2 f64 (reduced)",
          lambda: np.linalg.svd(sq, full_matrices=False),
