@@ -530,3 +530,30 @@ def test_views_whose_size_overflows_int64_are_refused():
         with pytest.raises(MemoryError, match=r"shape \(2147483648, 2147483648\) and dtype "
                                               r"(float32|bool): \d+ bytes"):
             op(v)
+
+
+def test_reused_tensor_objects_start_clean():
+    """Tensor objects come from a free list (xarr/_tensor_alloc.pxi): one made after
+    others were freed has no weak reference, layout, shape or flags of an earlier one,
+    and the garbage collector still tracks and frees tensors."""
+    import gc
+    import weakref
+    base = xa.asarray(np.arange(24.0).reshape(2, 3, 4))
+    square = xa.asarray(np.arange(64.0, dtype=np.float32).reshape(8, 8))
+    for _ in range(3):
+        olds = [base[1], base[:, ::2], square.relayout(xa.Layout((1, 0), tiles=((8, 8),))),
+                base.T]
+        refs = [weakref.ref(t) for t in olds]
+        assert [t.shape for t in olds] == [(3, 4), (2, 2, 4), (8, 8), (4, 3, 2)]
+        del olds
+        assert all(r() is None for r in refs)
+        news = [x for row in base for x in row] + [xa.zeros(5) for _ in range(300)]
+        for i, t in enumerate(news[:6]):
+            assert t.shape == (4,) and t.strides == (8,) and t.flags["WRITEABLE"]
+            assert t.layout == xa.Layout((0,)) and weakref.getweakrefcount(t) == 0
+            np.testing.assert_array_equal(np.asarray(t), np.arange(24.0).reshape(6, 4)[i])
+        assert all(gc.is_tracked(t) for t in news)
+        ro = xa.broadcast_to(base[0, 0], (2, 4))
+        assert not ro.flags["WRITEABLE"] and ro.shape == (2, 4)
+        del news, ro
+        gc.collect()

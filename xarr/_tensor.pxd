@@ -2,6 +2,8 @@
 # Tensor type's fields and the C-level helpers that allocate tensors, make views and read
 # their strides. Strides are in BYTES. Definitions and contracts: xarr/_tensor.pyx.
 from libc.stdint cimport int64_t
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from xarr._capi cimport kMaxDims
 
@@ -25,7 +27,7 @@ cdef class Tensor(TensorOperators):
     cdef int64_t _size
     cdef int64_t _dims[kMaxDims]
     cdef int64_t _strides[kMaxDims]
-    cdef object _shape
+    cdef object _shape_memo     # the shape tuple once asked for (shape_of), else None
     cdef object _layout
     cdef char* _buf
     cdef int64_t _buf_nbytes
@@ -59,3 +61,31 @@ cdef bint buffers_overlap(Tensor a, Tensor b)
 cdef int ew_into(int op, int dtype, Tensor out, list inputs) except -1
 # True inside `with xa.lazy():` (operators and fast paths then defer to the frontend).
 cdef bint in_lazy()
+
+
+# The shape tuple of t, built on first use and kept: views are made on every row of a loop,
+# and most are never asked for their shape. (t.shape, error messages, jit cache keys.)
+cdef inline tuple shape_of(Tensor t):
+    cdef tuple out
+    cdef object v
+    cdef int i
+    if t._shape_memo is not None:
+        return <tuple>t._shape_memo
+    out = PyTuple_New(t._ndim)
+    for i in range(t._ndim):
+        v = t._dims[i]
+        Py_INCREF(v)                                   # PyTuple_SET_ITEM steals it
+        PyTuple_SET_ITEM(out, i, v)
+    t._shape_memo = out
+    return out
+
+
+# Whether a and b have the same dims (their shapes are equal).
+cdef inline bint same_dims(Tensor a, Tensor b):
+    cdef int i
+    if a._ndim != b._ndim:
+        return False
+    for i in range(a._ndim):
+        if a._dims[i] != b._dims[i]:
+            return False
+    return True

@@ -21,6 +21,7 @@ cimport cython
 from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libc.math cimport INFINITY
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
@@ -134,7 +135,6 @@ include "_tensor_operator_methods.pxi"
 
 
 @cython.final
-@cython.freelist(256)
 cdef class Tensor(TensorOperators):
     """An n-dimensional array with an explicit XLA shape and layout.
 
@@ -211,7 +211,7 @@ cdef class Tensor(TensorOperators):
     @property
     def shape(self):
         """The dims as a tuple, NumPy style."""
-        return self._shape
+        return shape_of(self)
 
     @property
     def dtype(self):
@@ -272,7 +272,7 @@ cdef class Tensor(TensorOperators):
     @property
     def xla_shape(self):
         """The xa.Shape, printing as HLO text: ``f32[2,3]{1,0}``."""
-        return Shape(_XLA[self._dtype], self._shape, self.layout)
+        return Shape(_XLA[self._dtype], shape_of(self), self.layout)
 
     @property
     def T(self):
@@ -289,7 +289,7 @@ cdef class Tensor(TensorOperators):
     @property
     def mT(self):
         if self._ndim < 2:
-            raise ValueError(f"mT requires ndim >= 2, got shape {self._shape}")
+            raise ValueError(f"mT requires ndim >= 2, got shape {shape_of(self)}")
         cdef int n = self._ndim
         perm = list(range(n))
         perm[n - 1], perm[n - 2] = perm[n - 2], perm[n - 1]
@@ -397,7 +397,7 @@ cdef class Tensor(TensorOperators):
             return self.__array__().item(*args)
         if self._size != 1:
             raise ValueError(f"item(): can only convert a tensor of size 1, "
-                             f"got shape {self._shape}")
+                             f"got shape {shape_of(self)}")
         if not (self._flags & F_TILED):
             v = item_in_place(self)
             if v is not None:
@@ -418,7 +418,7 @@ cdef class Tensor(TensorOperators):
         memory."""
         need = 32 * self._size
         if need > (1 << 30) and need > _physical_memory():   # (asks the OS for big ones only)
-            raise MemoryError(f"tolist: a tensor of shape {self._shape} has {self._size} "
+            raise MemoryError(f"tolist: a tensor of shape {shape_of(self)} has {self._size} "
                               f"elements; as Python objects they need about "
                               f"{_human_bytes(need)}, more than this machine's memory "
                               f"({_human_bytes(_physical_memory())})")
@@ -454,7 +454,7 @@ cdef class Tensor(TensorOperators):
         cdef Tensor src = self
         if self._size != 1:
             raise TypeError(f"only size-1 tensors can be converted to Python {what}, "
-                            f"got shape {self._shape}")
+                            f"got shape {shape_of(self)}")
         if self._flags & F_TILED:
             src = as_strided(self)
         return scalar_at(src._dtype, src._data)
@@ -655,7 +655,7 @@ cdef int finish_view(Tensor t, int ndim) except -1:
             break
         expect *= t._dims[i]
     t._size = size
-    t._shape = _dims_tuple(ndim, t._dims)
+    t._shape_memo = None                               # (shape_of builds it)
     if c and size > 0:
         t._flags |= F_C_CONTIG
     elif size == 0:
@@ -663,18 +663,6 @@ cdef int finish_view(Tensor t, int ndim) except -1:
     else:
         t._flags &= ~F_C_CONTIG
     return 0
-
-
-cdef inline tuple _dims_tuple(int ndim, const int64_t* dims):
-    """The shape tuple (built directly: views are made on every row of a loop)."""
-    cdef tuple out = PyTuple_New(ndim)
-    cdef object v
-    cdef int i
-    for i in range(ndim):
-        v = dims[i]
-        Py_INCREF(v)                                   # PyTuple_SET_ITEM steals it
-        PyTuple_SET_ITEM(out, i, v)
-    return out
 
 
 cdef Tensor view_of(Tensor base):
@@ -845,11 +833,11 @@ cdef int broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out
     would read outside t's buffer)."""
     cdef int off = ndim - t._ndim, i
     if off < 0:
-        raise ValueError(f"an operand of shape {t._shape} does not broadcast to "
+        raise ValueError(f"an operand of shape {shape_of(t)} does not broadcast to "
                          f"{tuple([dims[i] for i in range(ndim)])}: more dimensions")
     for i in range(t._ndim):
         if t._dims[i] != 1 and t._dims[i] != dims[off + i]:
-            raise ValueError(f"an operand of shape {t._shape} does not broadcast to "
+            raise ValueError(f"an operand of shape {shape_of(t)} does not broadcast to "
                              f"{tuple([dims[i] for i in range(ndim)])}")
     for i in range(ndim):
         if i < off or t._dims[i - off] == 1:
@@ -952,10 +940,10 @@ def signature_of(Tensor t):
     executable depends on (xa.jit's cache key). The layout key is None for C-contiguous
     tensors, else the minor_to_major order, plus 'tiled' for tiled storage."""
     if t._flags & F_TILED:
-        return (t._dtype, t._shape, (t._layout, "tiled"))
+        return (t._dtype, shape_of(t), (t._layout, "tiled"))
     if t._flags & F_C_CONTIG:
-        return (t._dtype, t._shape, None)
-    return (t._dtype, t._shape, tuple(minor_to_major_of(t)))
+        return (t._dtype, shape_of(t), None)
+    return (t._dtype, shape_of(t), tuple(minor_to_major_of(t)))
 
 
 # The per-call fast paths of Tensor's Python protocol: binary operators (_binop,

@@ -3,6 +3,58 @@
 # raises MemoryError naming its shape, dtype and bytes (alloc_error).
 
 
+# ------------------------------------------------------------------ Tensor objects
+# A free list of Tensor objects, through the type's tp_alloc / tp_free slots. A Tensor is
+# ~600 bytes (its inline dims and strides), past pymalloc's 512-byte limit, so each view
+# cost a malloc and a free. (Cython's @cython.freelist does not apply to a type with a
+# base class, and Tensor inherits its operators.) Contract: a freed object is untracked
+# by the GC (Tensor's tp_dealloc untracks it first); reuse zeroes it and tracks it
+# again, as PyType_GenericAlloc does. Objects in the list are never Python-visible.
+cdef extern from "Python.h":
+    ctypedef PyObject* (*allocfunc)(PyTypeObject*, Py_ssize_t)
+    ctypedef void (*freefunc)(void*)
+    ctypedef struct TypeSlots "PyTypeObject":
+        Py_ssize_t tp_basicsize
+        allocfunc tp_alloc
+        freefunc tp_free
+    PyObject* PyType_GenericAlloc(PyTypeObject* tp, Py_ssize_t nitems)
+    PyObject* PyObject_Init(PyObject* o, PyTypeObject* tp)
+    void PyObject_GC_Track(void* o)
+    void PyObject_GC_Del(void* o)
+    int PyObject_GC_IsTracked(PyObject* o)
+
+cdef enum:
+    kTensorFreeListSize = 256
+cdef PyObject* _free_tensors[kTensorFreeListSize]
+cdef int _n_free_tensors = 0
+
+
+cdef PyObject* _tensor_alloc(PyTypeObject* tp, Py_ssize_t nitems) noexcept:
+    global _n_free_tensors
+    cdef PyObject* o
+    if _n_free_tensors == 0 or nitems != 0:
+        return PyType_GenericAlloc(tp, nitems)
+    _n_free_tensors -= 1
+    o = _free_tensors[_n_free_tensors]
+    memset(o, 0, (<TypeSlots*>tp).tp_basicsize)
+    PyObject_Init(o, tp)
+    PyObject_GC_Track(o)
+    return o
+
+
+cdef void _tensor_free(void* o) noexcept:
+    global _n_free_tensors
+    if _n_free_tensors < kTensorFreeListSize and not PyObject_GC_IsTracked(<PyObject*>o):
+        _free_tensors[_n_free_tensors] = <PyObject*>o
+        _n_free_tensors += 1
+    else:
+        PyObject_GC_Del(o)
+
+
+(<TypeSlots*>Tensor).tp_alloc = _tensor_alloc
+(<TypeSlots*>Tensor).tp_free = _tensor_free
+
+
 cdef Tensor alloc_tensor(int dtype, int ndim, const int64_t* dims, object m2m, bint zero):
     """A new dense tensor; ``m2m`` (minor_to_major) None means row-major."""
     cdef Tensor t = Tensor.__new__(Tensor)
@@ -126,7 +178,7 @@ cdef inline Tensor _alloc_like_shape(int dtype, Tensor like):
         t._dims[i] = like._dims[i]
         t._strides[i] = stride
         stride *= like._dims[i]
-    t._shape = like._shape
+    t._shape_memo = like._shape_memo
     return t
 
 

@@ -317,7 +317,7 @@ cdef object _binop_fast(object a, object b, int slot):
     if type(b) is Tensor:
         y = <Tensor>b
         if (x._flags & F_C_CONTIG) and (y._flags & F_C_CONTIG) and y._dtype == x._dtype \
-                and not (y._flags & F_TILED) and (y._shape is x._shape or y._shape == x._shape):
+                and not (y._flags & F_TILED) and same_dims(x, y):
             od = _fast_out[slot * kNumDTypes + x._dtype]
             op = _fast_kernel[slot * kNumDTypes + x._dtype]
             if od < 0:

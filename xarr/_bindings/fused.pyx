@@ -12,7 +12,7 @@ from libcpp.vector cimport vector
 
 from xarr._capi cimport dtype_itemsize, kMaxArgs, kMaxDims
 from xarr._tensor cimport (F_TILED, F_WRITEABLE, Tensor, alloc_tensor, as_strided,
-                           broadcast_strides, fill_dims)
+                           broadcast_strides, fill_dims, shape_of)
 
 from xarr._dtypes import DTYPES
 
@@ -218,7 +218,7 @@ cdef class FusedKernel:
                 for i in range(x._ndim):
                     d = m[i]
                     if d < 0 or d >= ndim or (x._dims[i] != 1 and x._dims[i] != dims[d]):
-                        raise ValueError(f"FusedKernel: input {a} shape {x._shape} does not "
+                        raise ValueError(f"FusedKernel: input {a} shape {shape_of(x)} does not "
                                          f"map onto {shape} with {m}")
                     if x._dims[i] != 1:
                         strides[a * ndim + d] = x._strides[i]
@@ -259,7 +259,7 @@ cdef class FusedKernel:
                                  f"{ndim}")
             for i in range(ndim):
                 if x._dims[i] != dims[i]:
-                    raise ValueError(f"FusedKernel: output {a} has shape {x._shape}, "
+                    raise ValueError(f"FusedKernel: output {a} has shape {shape_of(x)}, "
                                      f"expected {tuple(shape)}")
                 strides[(nin + nc + a) * ndim + i] = x._strides[i]
             ptrs[nin + nc + a] = x._data

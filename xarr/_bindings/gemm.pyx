@@ -10,7 +10,7 @@ xarr/_ops/contraction.py's.
 from libc.stdint cimport int64_t
 
 from xarr._capi cimport kMaxDims
-from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided, buffers_overlap
+from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided, buffers_overlap, shape_of
 
 from xarr._dtypes import DTYPES
 
@@ -238,5 +238,5 @@ def gemm_into(Tensor out, Tensor lhs, Tensor rhs, lhs_batch, rhs_batch, lhs_cont
         with nogil:
             gemm_run(p)
     except MemoryError:
-        raise MemoryError(f"dot_general: packing buffers for {a._shape} x {b._shape} do "
+        raise MemoryError(f"dot_general: packing buffers for {shape_of(a)} x {shape_of(b)} do "
                           f"not fit in memory") from None

@@ -15,7 +15,7 @@ from libc.stdlib cimport free, malloc
 
 from xarr._capi cimport dtype_itemsize, kMaxDims, kPred, kS64
 from xarr._tensor cimport (F_C_CONTIG, F_TILED, F_WRITEABLE, Tensor, alloc_tensor,
-                           as_strided, copy_dense_of)
+                           as_strided, copy_dense_of, shape_of)
 
 import numpy as np
 
@@ -158,7 +158,7 @@ def take_indexed(Tensor src, list indices, list axes, list labels, int nouter, t
     cdef int64_t dims[kMaxDims]
     if src._flags & F_TILED:
         src = as_strided(src)
-    shape = indexed_shape(src._shape, axes, nouter, bshape)
+    shape = indexed_shape(shape_of(src), axes, nouter, bshape)
     if len(shape) > kMaxDims:
         raise IndexError(f"the indexing result would have {len(shape)} dims (max {kMaxDims})")
     for d in range(len(shape)):
@@ -318,7 +318,7 @@ def mask_put(Tensor dst, Tensor mask, Tensor value):
         nres = dst._ndim - k + 1
         res_shape = [total] + [dst._dims[d] for d in range(k, dst._ndim)]
         if value._ndim > nres:
-            raise ValueError(f"shape mismatch: value array of shape {value._shape} could not "
+            raise ValueError(f"shape mismatch: value array of shape {shape_of(value)} could not "
                              f"be broadcast to indexing result of shape {tuple(res_shape)}")
         off = nres - value._ndim
         shape, strides = [], []
@@ -337,7 +337,7 @@ def mask_put(Tensor dst, Tensor mask, Tensor value):
                         f"NumPy boolean array indexing assignment cannot assign "
                         f"{value._dims[0]} input values to the {total} output values where "
                         f"the mask is true")
-                raise ValueError(f"shape mismatch: value array of shape {value._shape} could "
+                raise ValueError(f"shape mismatch: value array of shape {shape_of(value)} could "
                                  f"not be broadcast to indexing result of shape "
                                  f"{tuple(res_shape)}")
             shape.append(res_shape[d])
@@ -422,7 +422,7 @@ def take_rows(Tensor src, Tensor index, int axis):
     cdef int64_t bad = 0
     if ix._dtype != kS64 or ix._ndim != s._ndim or not 0 <= axis < s._ndim:
         raise ValueError(f"take_along_axis: index must be int64 of rank {s._ndim} and axis "
-                         f"in range, got {DTYPES[ix._dtype]}{ix._shape}, axis {axis}")
+                         f"in range, got {DTYPES[ix._dtype]}{shape_of(ix)}, axis {axis}")
     for d in range(s._ndim):
         if d == axis:
             dims[d] = ix._dims[d]
@@ -431,12 +431,12 @@ def take_rows(Tensor src, Tensor index, int axis):
         elif s._dims[d] == 1:
             dims[d] = ix._dims[d]
         else:
-            raise ValueError(f"take_along_axis: shape mismatch: index {ix._shape} and "
-                             f"array {s._shape} do not broadcast outside axis {axis}")
+            raise ValueError(f"take_along_axis: shape mismatch: index {shape_of(ix)} and "
+                             f"array {shape_of(s)} do not broadcast outside axis {axis}")
     out = alloc_tensor(s._dtype, s._ndim, dims, None, False)
     if s._dims[axis] == 0 and out._size:
         raise IndexError(f"take_along_axis: cannot take from an empty axis {axis} of "
-                         f"shape {s._shape}")
+                         f"shape {shape_of(s)}")
     t.itemsize = dtype_itemsize(s._dtype)
     t.ndim = s._ndim - 1
     t.n = dims[axis]

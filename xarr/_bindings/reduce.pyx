@@ -10,7 +10,7 @@ from libc.stdint cimport int64_t
 
 from xarr._capi cimport NOGIL_MIN_ELEMENTS, dtype_itemsize, kMaxDims, kS64
 from xarr._tensor cimport (F_TILED, F_WRITEABLE, Tensor, alloc_tensor, as_strided,
-                           buffers_overlap)
+                           buffers_overlap, shape_of)
 
 from xarr._dtypes import DTYPES
 
@@ -60,7 +60,7 @@ cdef int _run_kernel(int op, Tensor s, const bint* red, const int64_t* dst_strid
     except MemoryError:
         what = "a tensor" if axes is None else f"axes {axes} of a tensor"
         raise MemoryError(f"reduce {REDUCE_NAMES[op]}: reducing {what} of shape "
-                          f"{s._shape} needs more scratch memory than is available") \
+                          f"{shape_of(s)} needs more scratch memory than is available") \
             from None
     return rc
 
@@ -78,7 +78,7 @@ def reduce_whole(int op, Tensor src):
     cdef Tensor out
     if (src._flags & F_TILED) or not 0 <= op < kNumReduceOps or \
             (arg and (nd != 1 or src._size == 0)):
-        raise ValueError(f"reduce_whole: op {op} on a tensor of shape {src._shape}")
+        raise ValueError(f"reduce_whole: op {op} on a tensor of shape {shape_of(src)}")
     out = alloc_tensor(kS64 if arg else src._dtype, 0, NULL, None, False)
     for i in range(nd):
         dst_strides[i] = 0
@@ -113,7 +113,7 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
     for a in ax_list:
         if not -nd <= a < nd:
             raise ValueError(f"reduce {name}: axis {a} out of range for rank {nd} "
-                             f"(shape {s._shape})")
+                             f"(shape {shape_of(s)})")
         if a < 0:
             a += nd
         if red[a]:
@@ -128,7 +128,7 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
         for i in range(nd):
             if red[i] and s._dims[i] == 0:
                 raise ValueError(f"reduce {name}: attempt to get {name} of an empty axis "
-                                 f"{i} (shape {s._shape})")
+                                 f"{i} (shape {shape_of(s)})")
     elif out._dtype != s._dtype:
         raise TypeError(f"reduce {name}: out dtype {DTYPES[out._dtype]} differs from "
                         f"the input's {DTYPES[s._dtype]}")
@@ -139,22 +139,22 @@ def reduce_into(int op, Tensor out, Tensor src, axes):
     elif out._ndim == nd - nred:
         keep = False
     else:
-        raise ValueError(f"reduce {name}: out has shape {out._shape}; reducing axes "
-                         f"{tuple(ax_list)} of {s._shape} needs rank {nd - nred} "
+        raise ValueError(f"reduce {name}: out has shape {shape_of(out)}; reducing axes "
+                         f"{tuple(ax_list)} of {shape_of(s)} needs rank {nd - nred} "
                          f"(or {nd} with keepdims)")
     j = 0
     for i in range(nd):
         if red[i]:
             if keep:
                 if out._dims[i] != 1:
-                    raise ValueError(f"reduce {name}: out has shape {out._shape}; a kept "
+                    raise ValueError(f"reduce {name}: out has shape {shape_of(out)}; a kept "
                                      f"reduced axis {i} must have size 1")
             dst_strides[i] = 0
         else:
             j = i if keep else j
             if out._dims[j] != s._dims[i]:
-                raise ValueError(f"reduce {name}: out has shape {out._shape}, expected "
-                                 f"{s._dims[i]} at out axis {j} (input shape {s._shape})")
+                raise ValueError(f"reduce {name}: out has shape {shape_of(out)}, expected "
+                                 f"{s._dims[i]} at out axis {j} (input shape {shape_of(s)})")
             # A stride of 0 marks a reduced dim: a size-1 kept dim has any non-zero one.
             dst_strides[i] = out._strides[j] if (out._strides[j] != 0 or s._dims[i] <= 1) \
                 else -1

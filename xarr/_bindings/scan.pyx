@@ -7,7 +7,7 @@ and min along one axis. The rules are xarr/_ops/reduction.py's (lax.cumsum ...).
 
 from libc.stdint cimport int64_t
 
-from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided
+from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided, shape_of
 
 from xarr._dtypes import DTYPES
 
@@ -29,10 +29,10 @@ def scan_into(int op, Tensor out, Tensor src, int axis):
     if out._ndim != s._ndim or out._dtype != s._dtype or (out._flags & F_TILED) or \
             not (out._flags & F_WRITEABLE):
         raise ValueError(f"scan: out must be a writeable strided {DTYPES[s._dtype]} "
-                         f"tensor of shape {s._shape}")
+                         f"tensor of shape {shape_of(s)}")
     for i in range(s._ndim):
         if out._dims[i] != s._dims[i]:
-            raise ValueError(f"scan: out has shape {out._shape}, src {s._shape}")
+            raise ValueError(f"scan: out has shape {shape_of(out)}, src {shape_of(s)}")
     if not 0 <= axis < s._ndim:
         raise ValueError(f"scan: axis {axis} out of range for rank {s._ndim}")
     with nogil:

@@ -10,7 +10,7 @@ int64 result and releases the GIL.
 from libc.stdint cimport int64_t
 
 from xarr._capi cimport kC128, kF64, kS64, kMaxDims
-from xarr._tensor cimport F_C_CONTIG, Tensor, alloc_tensor, as_strided, copy_dense_of
+from xarr._tensor cimport F_C_CONTIG, Tensor, alloc_tensor, as_strided, copy_dense_of, shape_of
 
 from xarr._dtypes import DTYPES
 
@@ -79,10 +79,10 @@ def sort_rows(Tensor keys, int axis, Tensor perm, bint want_values, bint want_in
     cdef SortRowsProblem p
     cdef int rc
     if not 0 <= axis < k._ndim:
-        raise ValueError(f"sort: axis {axis} is out of range for shape {k._shape}")
-    if pm is not None and (pm._dtype != kS64 or pm._shape != k._shape):
-        raise ValueError(f"sort: perm must be int64 of shape {k._shape}, got "
-                         f"{DTYPES[pm._dtype]}{pm._shape}")
+        raise ValueError(f"sort: axis {axis} is out of range for shape {shape_of(k)}")
+    if pm is not None and (pm._dtype != kS64 or shape_of(pm) != shape_of(k)):
+        raise ValueError(f"sort: perm must be int64 of shape {shape_of(k)}, got "
+                         f"{DTYPES[pm._dtype]}{shape_of(pm)}")
     if want_values:
         values = alloc_tensor(k._dtype, k._ndim, k._dims, None, False)
     if want_index:
@@ -119,7 +119,7 @@ def partition_rows(Tensor keys, int axis, kth):
     cdef int64_t ks[256]
     cdef int nk = len(kth), i, rc
     if not 0 <= axis < k._ndim:
-        raise ValueError(f"partition: axis {axis} is out of range for shape {k._shape}")
+        raise ValueError(f"partition: axis {axis} is out of range for shape {shape_of(k)}")
     if nk > 256:
         raise ValueError(f"partition: at most 256 kth at once, got {nk}")
     for i in range(nk):
@@ -158,7 +158,7 @@ def searchsorted(Tensor sorted_row, Tensor keys, bint right):
     cdef Tensor out
     cdef int rc
     if a._ndim != 1:
-        raise ValueError(f"searchsorted: the sorted operand must be 1-D, got shape {a._shape}")
+        raise ValueError(f"searchsorted: the sorted operand must be 1-D, got shape {shape_of(a)}")
     if a._dtype != k._dtype:
         raise TypeError(f"searchsorted: sorted is {DTYPES[a._dtype]}, keys "
                         f"{DTYPES[k._dtype]}; convert them to one dtype first")
@@ -190,7 +190,7 @@ def interp(Tensor x, Tensor xp, Tensor fp, left, right):
                         f"{DTYPES[a._dtype]}, {DTYPES[p._dtype]}, {DTYPES[f._dtype]}")
     if p._ndim != 1 or f._ndim != 1 or p._dims[0] != f._dims[0] or p._dims[0] < 1:
         raise ValueError(f"interp: xp and fp must be 1-D of one length >= 1, got "
-                         f"{p._shape} and {f._shape}")
+                         f"{shape_of(p)} and {shape_of(f)}")
     if not (p._flags & F_C_CONTIG):
         p = copy_dense_of(p, None)
     if not (f._flags & F_C_CONTIG):
