@@ -15,8 +15,12 @@ import xarr as xa
 from conftest import BF16, ALL_DTYPES, SETTINGS, XLA_NAMES as NAMES, make_values
 
 NON_BF16 = [d for d in ALL_DTYPES if d != BF16]
-BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-                  "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
+# NumPy's own formats: 64-bit integers are C long ("l") where long is 64 bits, so that
+# NumPy reads them back as np.int64 / np.uint64, not np.longlong.
+BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i",
+                  "int64": memoryview(np.zeros(1, np.int64)).format,
+                  "uint8": "B", "uint16": "H", "uint32": "I",
+                  "uint64": memoryview(np.zeros(1, np.uint64)).format,
                   "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
                   "complex128": "Zd"}
 STRIDED_LAYOUTS = [None, "{0,1}", "{1,0:PD(5,9)}", "{0,1:PD(4,8)PV(3)}", "{1,0:S(1)}"]
@@ -196,7 +200,8 @@ def test_memoryview_formats_and_values(dtype):
     assert not m.readonly
     assert m.nbytes == t.nbytes
     n = np.asarray(m)
-    assert n.dtype == dtype
+    assert n.dtype == dtype and type(n[0, 0]) is dtype.type
+    assert type(np.asarray(t)[0, 0]) is dtype.type
     np.testing.assert_array_equal(n, vals)
     assert bytes(m) == vals.tobytes()
 

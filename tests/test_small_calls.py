@@ -146,6 +146,44 @@ def test_setitem_matches_numpy(dt, how, key, value):
     assert_same(np.asarray(t), a)
 
 
+@given(st.sampled_from(DTYPES), st.sampled_from(["c", "colmajor", "negstep", "transposed"]),
+       st.lists(st.integers(-5, 5), min_size=1, max_size=3),
+       st.tuples(st.none() | st.integers(-6, 6), st.none() | st.integers(-6, 6),
+                 st.none() | st.sampled_from([-3, -1, 1, 2, 5])),
+       st.floats(allow_nan=True, allow_infinity=True, width=64))
+def test_element_and_slice_keys_match_numpy(dt, how, index, bounds, value):
+    """The direct paths for a key of one int per dim (t[i, j], t[i, j] = v) and a slice of
+    the first dim (t[a:b:c]) against NumPy: values, dtypes, views' shapes and strides,
+    and the general path's errors for out-of-range or short keys."""
+    base = (np.arange(3 * 4 * 2) % 7).astype(dt).reshape(3, 4, 2)
+    t = make_tensor(base, how)
+    a = np.asarray(t).copy()
+    key = tuple(index)
+    try:
+        expect = a[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[key]
+    else:
+        got = t[key]
+        if len(key) == 3:
+            assert type(got) is type(expect) and got == expect
+        else:
+            assert_same(np.asarray(got), expect)
+    sl = slice(*bounds)
+    view = t[sl]
+    assert view.shape == a[sl].shape
+    assert_same(np.asarray(view), a[sl])
+    if len(key) == 3 and dt in (np.float32, np.float64, np.complex64):
+        try:
+            with np.errstate(all="ignore"):
+                a[key] = value
+        except IndexError:
+            return
+        t[key] = value
+        assert_same(np.asarray(t), a)
+
+
 def test_scalar_indexing_and_conversions():
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     t = xa.asarray(a)

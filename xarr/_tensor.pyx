@@ -23,6 +23,7 @@ from libc.math cimport INFINITY
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF, PyObject
+from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.slice cimport PySlice_AdjustIndices, PySlice_Unpack
 from libc.string cimport memcpy, memset
@@ -329,6 +330,7 @@ cdef class Tensor(TensorOperators):
         return "cpu"
 
     # ------------------------------------------------------------------ views
+    @cython.binding(False)     # a method descriptor: no argument tuples per call
     def transpose(self, *axes):
         """A view with dims permuted (``axes`` like NumPy; none reverses them)."""
         cdef Tensor src = as_strided(self)
@@ -390,6 +392,7 @@ cdef class Tensor(TensorOperators):
             raise TypeError("iteration over a 0-d tensor")
         return _Rows(as_strided(self))
 
+    @cython.binding(False)     # a method descriptor: no argument tuples per call
     def item(self, *args):
         """The single element as a Python scalar; ``item(i)`` takes a flat index and
         ``item(i, j, ...)`` a multi-index, as NumPy's."""
@@ -481,6 +484,7 @@ cdef class Tensor(TensorOperators):
         minor_to_major tuple)."""
         return api.relayout(self, layout)
 
+    @cython.binding(False)     # a method descriptor: no argument tuples per call
     def reshape(self, *shape, order="C"):
         """Reshape in row-major (``order='C'``) or column-major (``order='F'``) index
         order; a view when the strides allow it."""
@@ -613,8 +617,12 @@ def _rebuild(arr, layout):
     return t
 
 
-_BUFFER_FORMATS = [b"?", b"b", b"h", b"i", b"q", b"B", b"H", b"I", b"Q", b"e", None,
-                   b"f", b"d", b"Zf", b"Zd"]
+# The buffer protocol's format per dtype code. 64-bit integers are C long where long is 64
+# bits: NumPy reads "l" as np.int64 and "q" as np.longlong, a distinct scalar type, so
+# np.asarray(t)[0] of an int64 tensor would not be an np.int64 (Linux, macOS).
+_INT64_FORMAT, _UINT64_FORMAT = (b"l", b"L") if sizeof(long) == 8 else (b"q", b"Q")
+_BUFFER_FORMATS = [b"?", b"b", b"h", b"i", _INT64_FORMAT, b"B", b"H", b"I", _UINT64_FORMAT,
+                   b"e", None, b"f", b"d", b"Zf", b"Zd"]
 
 
 # ---------------------------------------------------------------------- construction
@@ -876,6 +884,13 @@ cdef int _write_scalar(char* dst, int dtype, object value) except -1:
     cdef int64_t i64
     cdef uint64_t u64
     cdef double complex z
+    if type(value) is float and (dtype == kF64 or dtype == kF32):    # t[i, j] = 1.5
+        d = value
+        if dtype == kF64:
+            (<double*>dst)[0] = d
+        else:
+            (<float*>dst)[0] = <float>d
+        return 0
     if isinstance(value, bool):
         tmp[0] = 1 if value else 0
         src = kPred

@@ -111,6 +111,22 @@ def convert_into(Tensor out, Tensor src):
                         f"{_DTYPE_OBJ[out._dtype]}")
 
 
+cdef inline object _python_scalar_at(int dtype, const char* p):
+    """The Python scalar of the element at p for f64, f32, s64, s32 or pred; None for other
+    dtypes. (p aligned to the element's size.)"""
+    if dtype == kF64:
+        return (<const double*>p)[0]
+    if dtype == kF32:
+        return <double>(<const float*>p)[0]
+    if dtype == kS64:
+        return (<const int64_t*>p)[0]
+    if dtype == kS32:
+        return (<const int*>p)[0]
+    if dtype == kPred:
+        return (<const char*>p)[0] != 0
+    return None
+
+
 cdef object tolist_1d(Tensor t):
     """t.tolist() of an untiled 1-D t of f64, f32, s64, s32 or pred, read in place (no
     ndarray in between: 5 f64 elements 0.19 -> 0.1 us); None for other dtypes, and for
@@ -118,19 +134,19 @@ cdef object tolist_1d(Tensor t):
     cdef Py_ssize_t i, n = t._dims[0]
     cdef int64_t st = t._strides[0]
     cdef char* p = t._data
+    cdef list out
+    cdef object v
     if ((<uintptr_t>p) | <uintptr_t>st) & <uintptr_t>(dtype_itemsize(t._dtype) - 1):
         return None
-    if t._dtype == kF64:
-        return [(<double*>(p + i * st))[0] for i in range(n)]
-    if t._dtype == kF32:
-        return [<double>(<float*>(p + i * st))[0] for i in range(n)]
-    if t._dtype == kS64:
-        return [(<int64_t*>(p + i * st))[0] for i in range(n)]
-    if t._dtype == kS32:
-        return [(<int*>(p + i * st))[0] for i in range(n)]
-    if t._dtype == kPred:
-        return [(<char*>(p + i * st))[0] != 0 for i in range(n)]
-    return None
+    if not (t._dtype == kF64 or t._dtype == kF32 or t._dtype == kS64 or t._dtype == kS32
+            or t._dtype == kPred):
+        return None
+    out = PyList_New(n)
+    for i in range(n):
+        v = _python_scalar_at(t._dtype, p + i * st)
+        Py_INCREF(v)                                   # PyList_SET_ITEM steals it
+        PyList_SET_ITEM(out, i, v)
+    return out
 
 
 cdef object item_in_place(Tensor t):
@@ -140,17 +156,7 @@ cdef object item_in_place(Tensor t):
     cdef char* p = t._data
     if (<uintptr_t>p) & <uintptr_t>(dtype_itemsize(t._dtype) - 1):
         return None
-    if t._dtype == kF64:
-        return (<double*>p)[0]
-    if t._dtype == kF32:
-        return <double>(<float*>p)[0]
-    if t._dtype == kS64:
-        return (<int64_t*>p)[0]
-    if t._dtype == kS32:
-        return (<int*>p)[0]
-    if t._dtype == kPred:
-        return (<char*>p)[0] != 0
-    return None
+    return _python_scalar_at(t._dtype, p)
 
 
 cdef object _binop_scalar(Tensor x, object b, int slot, bint scalar_first):
@@ -662,6 +668,34 @@ cdef int64_t _index_value(object item, int64_t dim, int d) except? -1:
     return v + dim if v < 0 else v
 
 
+cdef char* _element_at(Tensor src, object key) noexcept:
+    """The element a key of Python ints, one per dim and each in range, selects (t[i, j]);
+    NULL for any other key, which then takes the general path (and its errors)."""
+    cdef tuple items
+    cdef object item
+    cdef int d, overflow = 0
+    cdef long long v
+    cdef char* p = src._data
+    if type(key) is not tuple:
+        return NULL
+    items = <tuple>key
+    if len(items) != src._ndim:
+        return NULL
+    for d in range(src._ndim):
+        item = items[d]
+        if type(item) is not int:
+            return NULL
+        v = PyLong_AsLongLongAndOverflow(item, &overflow)
+        if overflow:
+            return NULL
+        if v < 0:
+            v += src._dims[d]
+        if v < 0 or v >= src._dims[d]:
+            return NULL
+        p += v * src._strides[d]
+    return p
+
+
 cdef int _basic_locate(Tensor src, tuple key, int64_t* dims, int64_t* strides,
                        char** data) except -2:
     """Resolves basic key ``key`` on strided ``src``: the result's dims, strides and first
@@ -705,6 +739,25 @@ cdef Tensor _view_at(Tensor src, int k, const int64_t* dims, const int64_t* stri
     return out
 
 
+cdef Tensor _first_dim_slice(Tensor src, object key):
+    """src[key] for a slice ``key``: the general path's plan for a one-slice key (start
+    and step count only where the length needs them), made directly."""
+    cdef Py_ssize_t start, stop, step
+    cdef int64_t length
+    cdef int j
+    cdef Tensor out = view_of(src)
+    PySlice_Unpack(key, &start, &stop, &step)
+    length = PySlice_AdjustIndices(src._dims[0], &start, &stop, step)
+    for j in range(1, src._ndim):
+        out._dims[j] = src._dims[j]
+        out._strides[j] = src._strides[j]
+    out._dims[0] = length
+    out._strides[0] = src._strides[0] * step if length > 1 else src._strides[0]
+    out._data = src._data + (start * src._strides[0] if length > 0 else 0)
+    finish_view(out, src._ndim)
+    return out
+
+
 cdef object _getitem(Tensor self, object key, bint scalars):
     """Basic indexing (ints, slices with any step, Ellipsis, None) as a view; anything
     else is advanced indexing and goes to the frontend (api.getitem). With ``scalars``
@@ -729,6 +782,12 @@ cdef object _getitem(Tensor self, object key, bint scalars):
             if src._ndim == 1 and scalars:
                 return scalar_at(src._dtype, data)
             return _view_at(src, src._ndim - 1, &src._dims[1], &src._strides[1], data)
+    if type(key) is slice and src._ndim >= 1:   # t[a:b]: a slice of the first dim
+        return _first_dim_slice(src, key)
+    if scalars:
+        data = _element_at(src, key)                # t[i, j]: the element, directly
+        if data != NULL:
+            return scalar_at(src._dtype, data)
     if type(key) is not tuple:
         key = (key,)
     k = _basic_locate(src, <tuple>key, dims, strides, &data)
@@ -805,6 +864,11 @@ cdef bint _setitem_fast(Tensor self, object key, object value) except -1:
     if vt is not Tensor and not ((vt is float or vt is int) and
                                  _weak_scalar_fits(self._dtype, value)):
         return False
+    if vt is not Tensor:
+        data = _element_at(self, key)               # t[i, j] = v: written directly
+        if data != NULL:
+            _write_scalar(data, self._dtype, value)
+            return True
     if type(key) is not tuple:
         key = (key,)
     k = _basic_locate(self, <tuple>key, dims, strides, &data)
