@@ -18,6 +18,11 @@ cdef extern from "engine/nary.h" namespace "xarr" nogil:
         kMaxDims      # dims of a tensor
         kMaxArgs      # operands of one elementwise loop
 
+cdef extern from "core/threading.h" namespace "xarr" nogil:
+    enum ParallelFamily:
+        kParCopy      # copies and dtype conversions
+    int64_t parallel_min(int family)   # elements from which the family runs on threads
+
 cdef extern from "core/capi.h" namespace "xarr" nogil:
     void* aligned_alloc64(int64_t nbytes)
     void aligned_free(void* p, int64_t nbytes)

@@ -31,8 +31,8 @@ from libc.string cimport memcpy, memset
 from xarr._capi cimport (NOGIL_MIN_ELEMENTS, aligned_alloc64, aligned_free,
                          cached_memory_bytes, copy_strided, dtype_itemsize, dtype_kind,
                          ew_convert, ew_has_loop, ew_run, ew_run_contiguous, kBF16, kC128, kF16, kF32, kF64, kC64,
-                         kMaxArgs, kMaxDims, kNumDTypes, kPred, kS32, kS64, kU64,
-                         release_cached_memory)
+                         kMaxArgs, kMaxDims, kNumDTypes, kParCopy, kPred, kS32, kS64, kU64,
+                         parallel_min, release_cached_memory)
 
 import os
 
@@ -857,11 +857,11 @@ cdef int broadcast_strides(Tensor t, int ndim, const int64_t* dims, int64_t* out
 cdef Tensor copy_dense_of(Tensor t, object m2m):
     cdef Tensor src = as_strided(t)
     cdef Tensor out
-    if m2m is None and (src._flags & F_C_CONTIG):      # a row-major copy of a row-major
-        out = _alloc_like_shape(src._dtype, src)       # tensor: one memcpy
-        if out._buf_nbytes:
+    if m2m is None and (src._flags & F_C_CONTIG) and src._size < parallel_min(kParCopy):
+        out = _alloc_like_shape(src._dtype, src)       # a row-major copy of a short
+        if out._buf_nbytes:                            # row-major tensor: one memcpy
             memcpy(out._data, src._data, out._buf_nbytes)
-        return out
+        return out                                     # (longer ones: threads, below)
     out = alloc_tensor(src._dtype, src._ndim, src._dims, m2m, False)
     convert_into(out, src)
     return out
