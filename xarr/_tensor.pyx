@@ -884,12 +884,14 @@ cdef int _write_scalar(char* dst, int dtype, object value) except -1:
     cdef int64_t i64
     cdef uint64_t u64
     cdef double complex z
+    cdef float f
     if type(value) is float and (dtype == kF64 or dtype == kF32):    # t[i, j] = 1.5
-        d = value
+        d = value                                    # (memcpy: dst may be unaligned)
         if dtype == kF64:
-            (<double*>dst)[0] = d
+            memcpy(dst, &d, 8)
         else:
-            (<float*>dst)[0] = <float>d
+            f = <float>d
+            memcpy(dst, &f, 4)
         return 0
     if isinstance(value, bool):
         tmp[0] = 1 if value else 0

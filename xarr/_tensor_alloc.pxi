@@ -9,7 +9,9 @@
 # cost a malloc and a free. (Cython's @cython.freelist does not apply to a type with a
 # base class, and Tensor inherits its operators.) Contract: a freed object is untracked
 # by the GC (Tensor's tp_dealloc untracks it first); reuse zeroes it and tracks it
-# again, as PyType_GenericAlloc does. Objects in the list are never Python-visible.
+# again, as PyType_GenericAlloc does. Objects in the list are never Python-visible. As
+# with Cython's freelists, a reused object does not count toward the next young-generation
+# collection (nor does a listed one count down): a loop of views triggers none.
 cdef extern from "Python.h":
     ctypedef PyObject* (*allocfunc)(PyTypeObject*, Py_ssize_t)
     ctypedef void (*freefunc)(void*)
