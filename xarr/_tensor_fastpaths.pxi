@@ -577,6 +577,20 @@ cdef inline bint _is_basic_int(object item):
         dtype_kind((<Tensor>item)._dtype) in b"iu")
 
 
+cdef int _slice_dim(object item, int64_t dim, BasicDim* out) except -1:
+    """Slice ``item`` over a dim of size ``dim``: out's start, length and step (start only
+    where the length is positive, step only where it is above 1; 0 otherwise). CPython's
+    own slice arithmetic: steps beyond the index range are clamped to +-(2**63 - 1), which
+    selects the same elements; lengths never overflow. (out.src is the caller's.)"""
+    cdef Py_ssize_t start, stop, step
+    PySlice_Unpack(item, &start, &stop, &step)
+    out.length = PySlice_AdjustIndices(dim, &start, &stop, step)
+    out.dropped = False
+    out.start = start if out.length > 0 else 0
+    out.step = step if out.length > 1 else 0
+    return 0
+
+
 cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) except -2:
     """Fills out[0 .. count) for basic key ``key`` over dims[0 .. n); returns count, or -1
     when the key is not basic (an array, a bool, anything else: advanced indexing).
@@ -584,8 +598,6 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
     Worked example: dims (5, 6), key (1, None, slice(None, None, -2)) ->
     [(src 0, dropped, start 1), (new axis), (src 1, start 5, length 3, step -2)]."""
     cdef int i, d = 0, k = 0, n_real = 0, n_ell = 0
-    cdef int64_t start, step, length
-    cdef Py_ssize_t sstart, sstop, sstep
     cdef type t
     for item in key:
         t = type(item)
@@ -608,17 +620,8 @@ cdef int _basic_plan(int n, const int64_t* dims, tuple key, BasicDim* out) excep
             raise IndexError(f"too many dims (max {kMaxDims})")
         t = type(item)
         if t is slice:
-            # CPython's own slice arithmetic: steps beyond the index range are clamped to
-            # +-(2**63 - 1), which selects the same elements; lengths never overflow.
-            if PySlice_Unpack(item, &sstart, &sstop, &sstep) < 0:
-                return -2
-            length = PySlice_AdjustIndices(dims[d], &sstart, &sstop, sstep)
-            start, step = sstart, sstep
+            _slice_dim(item, dims[d], &out[k])
             out[k].src = d
-            out[k].dropped = False
-            out[k].start = start if length > 0 else 0
-            out[k].length = length
-            out[k].step = step if length > 1 else 0
             d += 1
         elif item is None:
             out[k].src = -1
@@ -740,20 +743,18 @@ cdef Tensor _view_at(Tensor src, int k, const int64_t* dims, const int64_t* stri
 
 
 cdef Tensor _first_dim_slice(Tensor src, object key):
-    """src[key] for a slice ``key``: the general path's plan for a one-slice key (start
-    and step count only where the length needs them), made directly."""
-    cdef Py_ssize_t start, stop, step
-    cdef int64_t length
+    """src[key] for a slice ``key``: the general path's plan for a one-slice key
+    (_slice_dim), made directly."""
+    cdef BasicDim sl
     cdef int j
     cdef Tensor out = view_of(src)
-    PySlice_Unpack(key, &start, &stop, &step)
-    length = PySlice_AdjustIndices(src._dims[0], &start, &stop, step)
+    _slice_dim(key, src._dims[0], &sl)
     for j in range(1, src._ndim):
         out._dims[j] = src._dims[j]
         out._strides[j] = src._strides[j]
-    out._dims[0] = length
-    out._strides[0] = src._strides[0] * step if length > 1 else src._strides[0]
-    out._data = src._data + (start * src._strides[0] if length > 0 else 0)
+    out._dims[0] = sl.length
+    out._strides[0] = src._strides[0] * sl.step if sl.step else src._strides[0]
+    out._data = src._data + sl.start * src._strides[0]
     finish_view(out, src._ndim)
     return out
 
