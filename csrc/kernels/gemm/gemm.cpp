@@ -94,6 +94,15 @@ GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize) {
   // GOP/s with KC 512 -> 2048, bf16 with AVX512-BF16 363 -> 398 with KC 512 -> 1024).
   const int64_t most = itemsize >= 4 ? 512 : 2048 / itemsize;
   b.kc = std::clamp<int64_t>(cs.l2 / (16 * k.nr * itemsize), 64, most) / 8 * 8;
+  // ... but not so long that the A block (MC x KC in half of L2) is at most a quarter as
+  // tall as it is deep. On a Zen 3 VM (512 KiB L2, the AVX2 6x16 / 6x8 kernels) KC 512
+  // gave sgemm MC 126 and dgemm MC 60. With KC 256 (MC 252 / 126), 2 threads, one
+  // process timing both and NumPy's OpenBLAS in turn, GFLOP/s (OpenBLAS in brackets):
+  //   sgemm 512^3 81-132 -> 110-139 (107), 1024^3 85 -> 122 (108), 2048^3 117 -> 126;
+  //   dgemm 1024^3 47 -> 70 (63), 2048^3 45-49 -> 58-60 (66); one thread within noise.
+  // The Zen 4 sgemm (12x32, 1 MiB L2: MC 256 at KC 512) keeps 512, measured best there;
+  // its dgemm (MC 128) now takes 256, unmeasured on that CPU.
+  while (b.kc >= 128 && cs.l2 / (2 * b.kc * itemsize) <= b.kc / 4) b.kc /= 2;
   b.mc = std::min<int64_t>(round_down(cs.l2 / (2 * b.kc * itemsize), k.mr), 1024 / k.mr * k.mr);
   b.nc = std::min<int64_t>(round_down(cs.l3 / (4 * b.kc * itemsize), k.nr), 4096 / k.nr * k.nr);
   return b;

@@ -194,7 +194,9 @@ GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1)
 const GemmTable& gemm_table(int isa = -1);
 
 // Cache blocking for a micro-kernel: KC keeps a B micro-panel in a sixteenth of L2 (at
-// most 512; 2048 / itemsize for 1- and 2-byte panels), MC an A block in half of L2, NC a B block in a share of L3 (each thread's).
+// most 512; 2048 / itemsize for 1- and 2-byte panels), halved while the A block would be
+// at most a quarter as tall as deep; MC an A block in half of L2, NC a B block in a share
+// of L3 (each thread's).
 // From the running CPU's cache sizes (sysconf), with BLIS-like defaults when the OS does
 // not say.
 struct GemmBlocking {
