@@ -261,6 +261,45 @@ def test_argmax_ties_and_nan():
     assert run("argmax", xa.asarray(b), (0,)) == 2 and run("argmin", xa.asarray(b), (0,)) == 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dt", [np.float16, BF16, np.float32, np.float64, np.int8, np.uint16,
+                                np.int32, np.int64], ids=str)
+def test_arg_of_long_rows_across_chunks(dt, threads):
+    """Long contiguous rows cross arg_row's chunks (16 leaves: 16384 f32, 65536 int8) and
+    run_arg's per-thread blocks: the first of equal best values wins wherever the copies
+    fall, a NaN after the best wins, and -0.0 ties +0.0."""
+    xa.set_num_threads(threads)
+    try:
+        dt = np.dtype(dt)
+        is_float = kind(dt) in "fV" or dt == BF16
+        for n in (1000, 16383, 16385, 40000, 70001, 140000):
+            for first, again in ((5, n - 1), (n // 3, n // 3 + 1), (n - 2, n - 1),
+                                 (16384 % n, (16384 * 2 + 7) % n)):
+                if again <= first:
+                    continue
+                low = min({2, 3, 4} - {first, again})
+                x = np.full(n, 3.0)
+                x[first] = x[again] = 7
+                x[low] = 1
+                y = x.astype(dt)
+                t = xa.asarray(y)
+                assert run("argmax", t, (0,)) == first, (n, first, again)
+                assert run("argmin", t, (0,)) == low, (n, first, again)
+                if is_float:
+                    y[again] = np.nan
+                    t = xa.asarray(y)
+                    assert run("argmax", t, (0,)) == again and run("argmin", t, (0,)) == again
+        if is_float:
+            z = np.zeros(50000, dt)
+            z[20000] = -0.0
+            z[:] = -0.0
+            z[30000] = 0.0
+            assert run("argmax", xa.asarray(z), (0,)) == 0
+            assert run("argmin", xa.asarray(z), (0,)) == 0
+    finally:
+        xa.set_num_threads(2)
+
+
 def test_integer_wrap_and_identities():
     x = np.full(1000, 100, np.int8)
     assert run("sum", xa.asarray(x), (0,)) == np.int8(np.sum(x, dtype=np.int8))
