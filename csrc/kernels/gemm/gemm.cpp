@@ -976,11 +976,21 @@ struct Driver {
   }
 
   // y = A x for rows [lo, hi) (gemv_ok's strides); xbuf: x when B's k stride is not unit.
+  // lo is a multiple of 4 (run_gemv): contiguous rows go four at a time from lo (dot4),
+  // so a row's rounding depends on its index only, not on how rows were split.
   void gemv_rows(const char* a, const T* x, char* c, int64_t lo, int64_t hi, int64_t a_m,
                  int64_t a_k, int64_t c_m) const {
     const int64_t K = k.total;
     if (a_k == int64_t{sizeof(T)} || K <= 1) {  // each y[i] a contiguous dot product
-      for (int64_t i = lo; i < hi; ++i) table.dot[type](K, a + i * a_m, x, c + i * c_m);
+      int64_t i = lo;
+      if (table.dot4[type] && a_m % int64_t{sizeof(T)} == 0) {
+        T out[4];
+        for (; i + 4 <= hi; i += 4) {
+          table.dot4[type](K, a + i * a_m, a_m / int64_t{sizeof(T)}, x, out);
+          for (int r = 0; r < 4; ++r) *reinterpret_cast<T*>(c + (i + r) * c_m) = out[r];
+        }
+      }
+      for (; i < hi; ++i) table.dot[type](K, a + i * a_m, x, c + i * c_m);
       return;
     }
     // Columns of A are contiguous: y += A[:, p] * x[p] over chunks of rows kept in L1/L2.
@@ -1107,12 +1117,19 @@ struct Driver {
     // Products up to kGemmDirectL2Macs whose B sits in half of L2 skip packing too: on a
     // Zen 4 VM (1 MiB L2) 128^3 f32 ran 31.6 -> 21.7 us (NumPy 29.8), 256^3 192 -> 157 us.
     const bool in_l2 = per_product <= kGemmDirectL2Macs && K * N * es <= cache_sizes().l2 / 2;
+    // Matrix-vector products take the row-dot / axpy kernels at every size. (The direct
+    // path took those of at most kGemmDirectMacs: one column in a tile of 8, packed one
+    // element at a time; on a Zen 3 VM 512^2 f32 @ x ran 284 us, NumPy 24 us.)
+    int64_t a_m, a_k, b_k, c_m;
+    const bool gemv = !p.accumulate && gemv_ok(&a_m, &a_k, &b_k, &c_m) &&
+                      (a_k == es || a_m == es || K <= 1);
     // (accumulate: the packed paths only, which keep C through `pc > 0 || accumulate`)
-    const bool direct = !p.accumulate &&
+    const bool direct = !gemv && !p.accumulate &&
                         (per_product <= kGemmDirectMacs || skinny || in_l2) &&
                         direct_ok(&d_am, &d_ak, &d_bk, &d_bn, per_product <= kGemmDirectMacs);
-    if (!direct && !p.accumulate && macs <= kGemmSmallMacs && M <= kGemmSmallDim && N <= kGemmSmallDim &&
-        K <= kGemmSmallDim && M * K <= kGemmSmallPanel && N * K <= kGemmSmallPanel) {
+    if (!direct && !gemv && !p.accumulate && macs <= kGemmSmallMacs && M <= kGemmSmallDim &&
+        N <= kGemmSmallDim && K <= kGemmSmallDim && M * K <= kGemmSmallPanel &&
+        N * K <= kGemmSmallPanel) {
       small();
       return;
     }
@@ -1137,9 +1154,7 @@ struct Driver {
         });
       return;
     }
-    int64_t a_m, a_k, b_k, c_m;
-    if (!p.accumulate && gemv_ok(&a_m, &a_k, &b_k, &c_m) &&
-        (a_k == es || a_m == es || K <= 1)) {
+    if (gemv) {
       run_gemv(boff_a, boff_b, boff_c, nt, a_m, a_k, b_k, c_m);
       return;
     }
@@ -1223,8 +1238,10 @@ struct Driver {
       // Row dots: many chunks (balance); column axpys: one range of rows per thread, so
       // each thread reads long runs of every column.
       const int64_t parts = threads <= 1 ? 1 : (a_k == int64_t{sizeof(T)} ? chunks : threads);
+      const int64_t quads = (M + 3) / 4;  // chunks start on a multiple of 4 rows
       parallel_for(threads, parts, [&](int64_t ch) {
-        gemv_rows(a, x, c, M * ch / parts, M * (ch + 1) / parts, a_m, a_k, c_m);
+        gemv_rows(a, x, c, 4 * (quads * ch / parts), std::min(M, 4 * (quads * (ch + 1) / parts)),
+                  a_m, a_k, c_m);
       });
     }
   }

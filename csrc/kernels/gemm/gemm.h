@@ -128,6 +128,10 @@ using GemmDirectKernelFn = void (*)(int64_t kc, const void* a, int64_t a_rs, int
 // Matrix-vector kernels (type T): dot(k, x, y) = sum_p x[p] * y[p] (contiguous);
 // axpy(n, alpha, x, y): y[i] += alpha * x[i] (contiguous).
 using GemmDotFn = void (*)(int64_t k, const void* x, const void* y, void* result);
+// dot4(k, a, lda, x, result): result[r] = dot(k, a + r * lda, x) for r < 4 (lda in
+// elements), four rows read together; it may round differently from dot.
+using GemmDot4Fn = void (*)(int64_t k, const void* a, int64_t lda, const void* x,
+                            void* result);
 using GemmAxpyFn = void (*)(int64_t n, const void* alpha, const void* x, void* y);
 
 struct GemmMicroKernel {
@@ -165,6 +169,7 @@ struct GemmTable {
   // such edge tiles are packed into local panels instead).
   GemmDirectKernelFn direct_rows[kGemmNumTypes][kGemmMaxTileRows] = {};
   GemmDotFn dot[kGemmNumTypes] = {};
+  GemmDot4Fn dot4[kGemmNumTypes] = {};  // nullptr: rows one at a time by dot
   GemmAxpyFn axpy[kGemmNumTypes] = {};
   // k-grouped kernels (fn == nullptr where the CPU lacks the instruction): s8 / u8
   // operands into s32 (u8s8: A's bytes unsigned, B's signed; s8u8 the other way; the

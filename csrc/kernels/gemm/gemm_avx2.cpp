@@ -72,6 +72,8 @@ void fill_gemm_avx2(GemmTable* t) {
   fill_direct_rows<F64x4, 6, 2>(t->direct_rows[kGemmF64]);
   t->dot[kGemmF32] = &dot_vec<F32x8>;
   t->dot[kGemmF64] = &dot_vec<F64x4>;
+  t->dot4[kGemmF32] = &dot4_vec<F32x8>;
+  t->dot4[kGemmF64] = &dot4_vec<F64x4>;
   t->axpy[kGemmF32] = &axpy_vec<F32x8>;
   t->axpy[kGemmF64] = &axpy_vec<F64x4>;
 }

@@ -88,6 +88,8 @@ void fill_gemm_avx512(GemmTable* t) {
   fill_direct_rows<F64x8, 12, 2>(t->direct_rows[kGemmF64]);
   t->dot[kGemmF32] = &dot_vec<F32x16>;
   t->dot[kGemmF64] = &dot_vec<F64x8>;
+  t->dot4[kGemmF32] = &dot4_vec<F32x16>;
+  t->dot4[kGemmF64] = &dot4_vec<F64x8>;
   t->axpy[kGemmF32] = &axpy_vec<F32x16>;
   t->axpy[kGemmF64] = &axpy_vec<F64x8>;
   const CpuFeatures& f = cpu_features();

@@ -16,6 +16,8 @@ void fill_gemm_baseline(GemmTable* t) {
   t->kernel[kGemmS64] = vec_kernel<S64, 4, 2>("s64gemm_baseline_4x4");
   t->dot[kGemmF32] = &dot_vec<F32>;
   t->dot[kGemmF64] = &dot_vec<F64>;
+  t->dot4[kGemmF32] = &dot4_vec<F32>;
+  t->dot4[kGemmF64] = &dot4_vec<F64>;
   t->axpy[kGemmF32] = &axpy_vec<F32>;
   t->axpy[kGemmF64] = &axpy_vec<F64>;
 }

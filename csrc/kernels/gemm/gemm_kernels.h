@@ -11,7 +11,7 @@
 //                               multiply-adds (BLIS's register blocking). V is a vector
 //                               traits struct (the ISA file defines it): T, R, kLanes, zero,
 //                               load, loadu, bcast, fma, add, storeu.
-//   dot_scalar / dot_vec, axpy_scalar / axpy_vec   the matrix-vector kernels.
+//   dot_scalar / dot_vec, dot4_vec, axpy_scalar / axpy_vec   the matrix-vector kernels.
 #ifndef XARR_ISA_NS
 #error "define XARR_ISA_NS (the ISA's namespace) before including gemm_kernels.h"
 #endif
@@ -261,6 +261,60 @@ void dot_vec(int64_t k, const void* x_, const void* y_, void* result) {
   for (int i = 0; i < L; ++i) s += lanes[i];
   for (; p < k; ++p) s = madd(s, x[p], y[p]);
   *static_cast<T*>(result) = s;
+}
+
+// Four row dots at once: result[r] = sum_p a[r * lda + p] * x[p], r < 4 (lda in
+// elements). Each x vector is loaded once for the four rows, and the rows are four read
+// streams that a core keeps in flight together: on a Zen 3 VM a 4096^2 f32 matrix-vector
+// product on one thread read 10-12 GB/s one row at a time and 15-16.5 four at a time
+// (NumPy's OpenBLAS 16-18). Each row: two accumulators over steps of 2L elements, one
+// more L step into the first, the two added, the lanes summed in order, the scalar tail.
+template <class V>
+void dot4_vec(int64_t k, const void* a_, int64_t lda, const void* x_, void* result) {
+  using T = typename V::T;
+  using R = typename V::R;
+  constexpr int L = V::kLanes;
+  const T* a = static_cast<const T*>(a_);
+  const T* x = static_cast<const T*>(x_);
+  const T* r0 = a;
+  const T* r1 = a + lda;
+  const T* r2 = a + 2 * lda;
+  const T* r3 = a + 3 * lda;
+  R s00 = V::zero(), s01 = V::zero(), s10 = V::zero(), s11 = V::zero();
+  R s20 = V::zero(), s21 = V::zero(), s30 = V::zero(), s31 = V::zero();
+  int64_t p = 0;
+  for (; p + 2 * L <= k; p += 2 * L) {
+    const R x0 = V::loadu(x + p), x1 = V::loadu(x + p + L);
+    s00 = V::fma(V::loadu(r0 + p), x0, s00);
+    s01 = V::fma(V::loadu(r0 + p + L), x1, s01);
+    s10 = V::fma(V::loadu(r1 + p), x0, s10);
+    s11 = V::fma(V::loadu(r1 + p + L), x1, s11);
+    s20 = V::fma(V::loadu(r2 + p), x0, s20);
+    s21 = V::fma(V::loadu(r2 + p + L), x1, s21);
+    s30 = V::fma(V::loadu(r3 + p), x0, s30);
+    s31 = V::fma(V::loadu(r3 + p + L), x1, s31);
+  }
+  if (p + L <= k) {
+    const R x0 = V::loadu(x + p);
+    s00 = V::fma(V::loadu(r0 + p), x0, s00);
+    s10 = V::fma(V::loadu(r1 + p), x0, s10);
+    s20 = V::fma(V::loadu(r2 + p), x0, s20);
+    s30 = V::fma(V::loadu(r3 + p), x0, s30);
+    p += L;
+  }
+  alignas(64) T lanes[4][L];
+  V::storeu(lanes[0], V::add(s00, s01));
+  V::storeu(lanes[1], V::add(s10, s11));
+  V::storeu(lanes[2], V::add(s20, s21));
+  V::storeu(lanes[3], V::add(s30, s31));
+  const T* rows[4] = {r0, r1, r2, r3};
+  T* out = static_cast<T*>(result);
+  for (int r = 0; r < 4; ++r) {
+    T v = T(0);
+    for (int i = 0; i < L; ++i) v += lanes[r][i];
+    for (int64_t q = p; q < k; ++q) v = madd(v, rows[r][q], x[q]);
+    out[r] = v;
+  }
 }
 
 template <class V>
