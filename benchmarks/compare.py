@@ -434,6 +434,9 @@ def dot_rows(t, jx):
     v = rng.random(4096).astype(np.float32)
     add("gemv", "matrix-vector 4096^2 f32 @ 4096 (GB/s of the matrix)", [mv, v], np.matmul,
         lambda x, y: x @ y, mv.nbytes, torch.matmul if torch else None, lambda x, y: x @ y)
+    mv5, v5 = mv[:512, :512].copy(), v[:512].copy()
+    add("gemv_512", "matrix-vector 512^2 f32 @ 512 (GB/s of the matrix)", [mv5, v5], np.matmul,
+        lambda x, y: x @ y, mv5.nbytes, torch.matmul if torch else None, lambda x, y: x @ y)
     x, w = rng.random((1024, 1024)).astype(np.float32), rng.random((1024, 1024)).astype(
         np.float32)
     bias = rng.random(1024).astype(np.float32)

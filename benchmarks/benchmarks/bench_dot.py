@@ -211,6 +211,34 @@ class MatVec:
     track_speedup_vs_numpy.unit = "x"
 
 
+class MatVecSizes:
+    """A @ x and x @ A (f32, f64) at the sizes scientific loops use, 64^2 to 2048^2: the
+    ratio to NumPy's time (these once took the direct GEMM path, 10x slower than NumPy at
+    512^2)."""
+    params = [[64, 256, 512, 2048], ["float32", "float64"], ["A @ x", "x @ A"]]
+    param_names = ["n", "dtype", "form"]
+
+    def setup(self, n, dtype, form):
+        g = rng(24)
+        self.a = g.random((n, n)).astype(dtype)
+        self.x = g.random(n).astype(dtype)
+        self.xa_a, self.xa_x = xa.asarray(self.a), xa.asarray(self.x)
+
+    def _pair(self, form):
+        if form == "A @ x":
+            return (lambda: self.a @ self.x), (lambda: self.xa_a @ self.xa_x)
+        return (lambda: self.x @ self.a), (lambda: self.xa_x @ self.xa_a)
+
+    def time_xarr(self, n, dtype, form):
+        self._pair(form)[1]()
+
+    def track_speedup_vs_numpy(self, n, dtype, form):
+        np_fn, xa_fn = self._pair(form)
+        return best_time(np_fn) / best_time(xa_fn)
+
+    track_speedup_vs_numpy.unit = "x"
+
+
 class DenseLayer:
     """jit relu(x @ w + b), 1024x1024x1024 f32, against NumPy's three calls."""
 
