@@ -398,6 +398,9 @@ def test_threads_give_the_same_bits(dt):
              ((64, 40, 40), (64, 40, 40), (((2,), (1,)), ((0,), (0,)))),
              ((700, 600), (600,), (((1,), (0,)), ((), ()))),
              ((703, 601), (601,), (((1,), (0,)), ((), ()))),  # rows in fours, and a tail
+             # batches of small matrix-vector products (the items in parallel)
+             ((600, 33, 50), (600, 50), (((2,), (1,)), ((0,), (0,)))),
+             ((600, 50), (600, 50, 33), (((1,), (1,)), ((0,), (0,)))),
              ((900, 700), (700, 5), (((1,), (0,)), ((), ()))),
              ((60, 4100), (4100, 70), (((1,), (0,)), ((), ()))),
              ((600, 700), (600,), (((0,), (0,)), ((), ())))]
@@ -432,6 +435,18 @@ def test_matrix_vector_paths(layout):
                tb=make_tensor(x, "step" if layout == "step" else "c"))
         y = rng.standard_normal(513).astype(dt)
         _check(y, a, (((0,), (0,)), ((), ())), 513, tb=make_tensor(a, layout))
+
+
+def test_batched_matrix_vector_against_numpy():
+    # Many small items run in parallel, each on one thread; x contiguous and strided.
+    rng = np.random.default_rng(13)
+    for dt in (np.float32, np.float64):
+        a = rng.standard_normal((600, 33, 50)).astype(dt)
+        xs = rng.standard_normal((600, 100)).astype(dt)
+        for x, tx in ((xs[:, :50].copy(), None), (xs[:, ::2], xa.asarray(xs)[:, ::2])):
+            _check(a, x, (((2,), (1,)), ((0,), (0,))), 50, tb=tx)
+            _check(x, a.transpose(0, 2, 1).copy(), (((1,), (1,)), ((0,), (0,))), 50, ta=tx)
+            _check(x[:, :33], a, (((1,), (1,)), ((0,), (0,))), 33)
 
 
 # ------------------------------------------------------------------------ graph

@@ -102,7 +102,9 @@ GemmBlocking gemm_blocking(const GemmMicroKernel& k, int itemsize) {
   //   dgemm 1024^3 47 -> 70 (63), 2048^3 45-49 -> 58-60 (66); one thread within noise.
   // The Zen 4 sgemm (12x32, 1 MiB L2: MC 256 at KC 512) keeps 512, measured best there;
   // its dgemm (MC 128) now takes 256, unmeasured on that CPU.
-  while (b.kc >= 128 && cs.l2 / (2 * b.kc * itemsize) <= b.kc / 4) b.kc /= 2;
+  // (4-byte and wider panels only: the k-grouped int8 / bf16 kernels' KC was measured.)
+  while (itemsize >= 4 && b.kc >= 128 && cs.l2 / (2 * b.kc * itemsize) <= b.kc / 4)
+    b.kc = b.kc / 2 / 8 * 8;
   b.mc = std::min<int64_t>(round_down(cs.l2 / (2 * b.kc * itemsize), k.mr), 1024 / k.mr * k.mr);
   b.nc = std::min<int64_t>(round_down(cs.l3 / (4 * b.kc * itemsize), k.nr), 4096 / k.nr * k.nr);
   return b;
@@ -1205,45 +1207,59 @@ struct Driver {
                 int64_t b_k, int64_t c_m) const {
     const int64_t M = m.total, K = k.total, B = batch.total;
     const bool x_unit = b_k == int64_t{sizeof(T)} || K <= 1;
-    std::vector<T> xbuf(x_unit ? 0 : K);
+    // Column axpys over whole rows of A (x @ A): kGemvKParts fixed parts of k, each summed
+    // into its own y over every row (a thread streams its rows contiguously), then added
+    // in order: the same bits for any thread count.
+    const bool split_k = a_k != int64_t{sizeof(T)} && K >= 2 * kGemvKParts &&
+                         M <= kGemvSplitRows;
     const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(M, 64));
-    // Work items: (batch item, chunk of rows); x gathered once per batch item.
-    for (int64_t bi = 0; bi < B; ++bi) {
+    struct Buffers {
+      std::vector<T> x, partial;  // x gathered when its k stride is not unit; split_k's y
+    };
+    auto buffers = [&] {
+      return Buffers{std::vector<T>(x_unit ? 0 : K),
+                     std::vector<T>(split_k ? kGemvKParts * M : 0)};
+    };
+    // One batch item on `threads` threads.
+    auto item = [&](Buffers& buf, int64_t bi, int threads) {
       const char* a = p.a + boff_a[bi];
       const char* b = p.b + boff_b[bi];
       char* c = p.c + boff_c[bi];
       const T* x = reinterpret_cast<const T*>(b);
       if (!x_unit) {
-        for (int64_t q = 0; q < K; ++q) xbuf[q] = *reinterpret_cast<const T*>(b + q * b_k);
-        x = xbuf.data();
+        for (int64_t q = 0; q < K; ++q) buf.x[q] = *reinterpret_cast<const T*>(b + q * b_k);
+        x = buf.x.data();
       }
-      const int threads = static_cast<double>(M) * K >= kGemmParallelMinFlops ? nt : 1;
-      if (a_k != int64_t{sizeof(T)} && K >= 2 * kGemvKParts && M <= kGemvSplitRows) {
-        // Column axpys over whole rows of A (x @ A): kGemvKParts fixed halves of k, each
-        // summed into its own y over every row (a thread streams its rows contiguously),
-        // then added in order: the same bits for any thread count.
-        std::vector<T> partial(kGemvKParts * M, T(0));
+      if (split_k) {
+        std::fill(buf.partial.begin(), buf.partial.end(), T(0));
         parallel_for(threads, kGemvKParts, [&](int64_t q) {
-          T* y = partial.data() + q * M;
+          T* y = buf.partial.data() + q * M;
           for (int64_t pk = K * q / kGemvKParts; pk < K * (q + 1) / kGemvKParts; ++pk)
             table.axpy[type](M, x + pk, a + pk * a_k, y);
         });
         for (int64_t i = 0; i < M; ++i) {
-          T sum = partial[i];
-          for (int q = 1; q < kGemvKParts; ++q) sum = sum + partial[q * M + i];
+          T sum = buf.partial[i];
+          for (int q = 1; q < kGemvKParts; ++q) sum = sum + buf.partial[q * M + i];
           *reinterpret_cast<T*>(c + i * c_m) = sum;
         }
-        continue;
+        return;
       }
-      // Row dots: many chunks (balance); column axpys: one range of rows per thread, so
-      // each thread reads long runs of every column.
+      // Row dots: many chunks (balance), each starting on a multiple of 4 rows; column
+      // axpys: one range of rows per thread, so each thread reads long runs of every column.
       const int64_t parts = threads <= 1 ? 1 : (a_k == int64_t{sizeof(T)} ? chunks : threads);
-      const int64_t quads = (M + 3) / 4;  // chunks start on a multiple of 4 rows
+      const int64_t quads = (M + 3) / 4;
       parallel_for(threads, parts, [&](int64_t ch) {
-        gemv_rows(a, x, c, 4 * (quads * ch / parts), std::min(M, 4 * (quads * (ch + 1) / parts)),
-                  a_m, a_k, c_m);
+        gemv_rows(a, x, c, 4 * (quads * ch / parts),
+                  std::min(M, 4 * (quads * (ch + 1) / parts)), a_m, a_k, c_m);
       });
+    };
+    const int per_item = static_cast<double>(M) * K >= kGemmParallelMinFlops ? nt : 1;
+    if (per_item == 1 && nt > 1 && B >= 2 * nt) {  // small items: the batch in parallel
+      parallel_for_dynamic(nt, B, 1, buffers, [&](Buffers& buf, int64_t bi) { item(buf, bi, 1); });
+      return;
     }
+    Buffers buf = buffers();
+    for (int64_t bi = 0; bi < B; ++bi) item(buf, bi, per_item);
   }
 };
 

@@ -37,16 +37,17 @@
 // Strategy (gemm.cpp):
 //   * C's unit-stride dim decides the orientation: if C is column-major the problem is
 //     transposed (A and B swap roles), so micro-kernels always store along contiguous rows.
+//   * matrix-vector (n == 1 after orientation, any m, any size): a row-dot kernel (four
+//     rows at a time, dot4) if A's k stride is one element, else an axpy-of-columns
+//     kernel; threaded over rows, or over a batch of small items. No packing.
 //   * tiny products (kGemmSmallMacs): plain loops, no packing, no allocation.
 //   * small products (at most kGemmDirectMacs per batch item, or kGemmDirectL2Macs when
 //     B fits in half of L2), or products of few columns
-//     (n <= the tile's nr) whose B fits in half of L2, when B's rows and C's rows are
+//     (1 < n <= the tile's nr) whose B fits in half of L2, when B's rows and C's rows are
 //     contiguous (a small product's B of at most kGemmDirectCopyB elements is first copied
 //     into rows): the micro-kernel's direct variant reads A and B in place (no packing);
 //     edge tiles are packed into local panels. Threads split a batch, or one product's
 //     row tiles.
-//   * matrix-vector (n == 1 after orientation, any m): a row-dot kernel if A's k stride is
-//     one element, else an axpy-of-columns kernel, threaded over rows. No packing.
 //   * a small C over a long k: k cut into two fixed parts, each part's packed product on
 //     its own thread, the parts added in order (no barriers; thread-count independent).
 //   * a short, wide product (M within one MC block, N of many L2-sized column blocks per
@@ -199,9 +200,9 @@ GemmMicroKernel gemm_grouped_kernel(int out_dtype, int da, int db, int isa = -1)
 const GemmTable& gemm_table(int isa = -1);
 
 // Cache blocking for a micro-kernel: KC keeps a B micro-panel in a sixteenth of L2 (at
-// most 512; 2048 / itemsize for 1- and 2-byte panels), halved while the A block would be
-// at most a quarter as tall as deep; MC an A block in half of L2, NC a B block in a share
-// of L3 (each thread's).
+// most 512; 2048 / itemsize for 1- and 2-byte panels), for 4-byte and wider panels halved
+// (to a multiple of 8) while the A block would be at most a quarter as tall as deep; MC an
+// A block in half of L2, NC a B block in a share of L3 (each thread's).
 // From the running CPU's cache sizes (sysconf), with BLIS-like defaults when the OS does
 // not say.
 struct GemmBlocking {
