@@ -290,9 +290,7 @@ def test_arg_of_long_rows_across_chunks(dt, threads):
                     t = xa.asarray(y)
                     assert run("argmax", t, (0,)) == again and run("argmin", t, (0,)) == again
         if is_float:
-            z = np.zeros(50000, dt)
-            z[20000] = -0.0
-            z[:] = -0.0
+            z = np.full(50000, -0.0, dt)
             z[30000] = 0.0
             assert run("argmax", xa.asarray(z), (0,)) == 0
             assert run("argmin", xa.asarray(z), (0,)) == 0

@@ -625,7 +625,7 @@ template <class T, class F> struct Kern {
 
   // The start of the first group of 4 VL elements of a contiguous row, from i, that
   // holds m (a NaN when `nan`); n rounded down to a group when none does. Four compares
-  // ORed and one test per group: the scan after arg_row's max costs about half of it.
+  // ORed and one test per group (two ops per vector, the max fold's three).
   static int64_t find_group(const char* x, int64_t i, int64_t n, H m, bool nan) {
     if constexpr (kVec) {
       V mv;
@@ -660,7 +660,8 @@ template <class T, class F> struct Kern {
     // first NaN wins and ends the pass. Example: x = [3, 9, 9, ...] in chunks of 1024
     // with a 9 first at 1 and again at 5000: chunk 0's 9 stays best (chunk 4's 9 is not
     // better), index 1. A contiguous row takes chunks of kArgRunChunk (16 leaves): fewer
-    // folds of the lanes, and a rescan at about twice the fold's speed (find_group).
+    // folds of the lanes, and a rescan of two ops per vector (find_group: compare, OR)
+    // against the fold's three (max, unordered compare, blend).
     // t.argmax() of f32 on a Zen 3 VM, processes of both versions alternating, NumPy in
     // brackets: 4096: 757-766 -> 705-723 ns (653-667); 10k: 1343-1356 -> 1199-1231 ns
     // (1285-1326); 30k: 3453-3483 -> 3286-3306 ns (3313-3477). (Chunks of one leaf and
