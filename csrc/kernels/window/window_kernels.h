@@ -25,19 +25,35 @@ namespace xarr {
 namespace XARR_ISA_NS {
 namespace window_detail {
 
-// A vector of 64 bytes of T (GCC's vector extension: the ISA's registers, one zmm or two
-// ymm; kept in registers where an array would live on the stack).
+// A vector of B bytes of T (GCC's vector extension), loaded from possibly unaligned memory.
 // (typedefs in a trait: GCC drops the attribute from an alias template)
-template <class T> struct Vec64Of;
-template <> struct Vec64Of<float> { typedef float type __attribute__((vector_size(64))); };
-template <> struct Vec64Of<double> { typedef double type __attribute__((vector_size(64))); };
-template <class T> using Vec64 = typename Vec64Of<T>::type;
-static_assert(sizeof(Vec64<float>) == 64 && sizeof(Vec64<double>) == 64);
-template <class T> inline Vec64<T> load64(const T* p) {
-  Vec64<T> v;
+template <class T, int B> struct VecOf { typedef T type __attribute__((vector_size(B))); };
+template <class V, class T> inline V load_vec(const T* p) {
+  V v;
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
+
+// Vec64: 64 bytes of T (one zmm or two ymm; kept in registers where an array would live on
+// the stack), for loops of arithmetic and shuffles only.
+template <class T> using Vec64 = typename VecOf<T, 64>::type;
+static_assert(sizeof(Vec64<float>) == 64 && sizeof(Vec64<double>) == 64);
+template <class T> inline Vec64<T> load64(const T* p) { return load_vec<Vec64<T>>(p); }
+
+// Reg: one register of T (64 bytes with AVX-512, 32 with AVX, 16 else), for loops that
+// compare or select. GCC splits the arithmetic, loads and shuffles of a vector wider than
+// the registers into register-wide pieces, but lowers a comparison or a `?:` on it lane by
+// lane through general registers: a 64-byte max took ~300 instructions on AVX2, and made
+// the AVX2 3x3/2 max pool 20x slower than the AVX-512 one.
+#if defined(__AVX512F__)
+constexpr int kRegisterBytes = 64;
+#elif defined(__AVX__)
+constexpr int kRegisterBytes = 32;
+#else
+constexpr int kRegisterBytes = 16;
+#endif
+template <class T> using Reg = typename VecOf<T, kRegisterBytes>::type;
+template <class T> inline Reg<T> load_reg(const T* p) { return load_vec<Reg<T>>(p); }
 
 // One input row as a window dim with stride s and low padding pad_lo reads it, padded
 // and split into s phases of phase_len elements (the depthwise and separable-window rows):
@@ -241,8 +257,8 @@ inline int separable_dim(const ReduceWindowProblem& p) {
 
 template <class T, int OP>
 void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t hi) {
-  constexpr int64_t Lanes = 64 / sizeof(T);
-  using V = Vec64<T>;
+  constexpr int64_t Lanes = kRegisterBytes / sizeof(T);
+  using V = Reg<T>;   // (max / min compare)
   const int L = p.ndim - 1;
   const WindowDim& gi = p.dim[L];
   const WindowDim go = dh >= 0 ? p.dim[dh] : WindowDim{};
@@ -288,8 +304,9 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
     if (OW >= Lanes) {
       for (int64_t j0 = 0;; j0 += Lanes) {   // the last block overlaps the one before
         const int64_t j = std::min(j0, OW - Lanes);
-        V a = load64(base + tap[0] + j);
-        for (int64_t kx = 1; kx < gi.size; ++kx) a = combine_vec<OP>(a, load64(base + tap[kx] + j));
+        V a = load_reg(base + tap[0] + j);
+        for (int64_t kx = 1; kx < gi.size; ++kx)
+          a = combine_vec<OP>(a, load_reg(base + tap[kx] + j));
         std::memcpy(res + j, &a, sizeof(V));
         if (j0 + Lanes >= OW) break;
       }
@@ -377,7 +394,7 @@ void reduce_separable(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t 
       for (int64_t j0 = 0;; j0 += Lanes) {
         const int64_t j = std::min(j0, OW - Lanes);
         V a = V{} + ident;
-        for (int q = 0; q < nrows; ++q) a = combine_vec<OP>(a, load64(rows[q] + j));
+        for (int q = 0; q < nrows; ++q) a = combine_vec<OP>(a, load_reg(rows[q] + j));
         a = combine_vec<OP>(vinit, a);
         std::memcpy(out + j, &a, sizeof(V));
         if (j0 + Lanes >= OW) break;
@@ -572,7 +589,8 @@ inline bool plane_geometry(const DepthwiseProblem& p, PlaneGeometry* g) {
 template <class T, int NT>
 void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int64_t lo,
                           int64_t hi) {
-  constexpr int64_t L = 64 / sizeof(T);
+  constexpr int64_t L = kRegisterBytes / sizeof(T);   // (AVX2: 12 rows of
+  // 64 bytes and the weights would spill)
   const WindowDim &go = g.outer, &gi = g.inner;
   const int64_t F = p.out_feat, W = gi.out, s = gi.stride;
   const int64_t ntaps = NT ? NT : go.size * gi.size;
@@ -644,10 +662,10 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
         T* a1 = reinterpret_cast<T*>(dst_row + g.out_s_outer);
         for (int64_t j0 = 0;; j0 += L) {
           const int64_t j = std::min(j0, W - L);
-          Vec64<T> x[4][3];
+          Reg<T> x[4][3];
           for (int r = 0; r < 4; ++r)
-            for (int c = 0; c < 3; ++c) x[r][c] = load64(base + r * row_len + o[c] + j);
-          Vec64<T> acc0 = {}, acc1 = {};
+            for (int c = 0; c < 3; ++c) x[r][c] = load_reg(base + r * row_len + o[c] + j);
+          Reg<T> acc0 = {}, acc1 = {};
           for (int ky = 0; ky < 3; ++ky)
             for (int kx = 0; kx < 3; ++kx) {
               acc0 += w[ky * 3 + kx] * x[ky][kx];
@@ -665,8 +683,8 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
       if (W >= L) {
         for (int64_t j0 = 0;; j0 += L) {   // the last block overlaps the one before
           const int64_t j = std::min(j0, W - L);
-          Vec64<T> acc = {};
-          for (int64_t t = 0; t < ntaps; ++t) acc += w[t] * load64(base + o[t] + j);
+          Reg<T> acc = {};
+          for (int64_t t = 0; t < ntaps; ++t) acc += w[t] * load_reg(base + o[t] + j);
           std::memcpy(a + j, &acc, sizeof(acc));
           if (j0 + L >= W) break;
         }
@@ -827,37 +845,38 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
 }
 
 
-// Lane shuffles of two 64-byte vectors (GCC's __builtin_shuffle: vpermt2ps / vpermt2pd on
-// AVX-512): the even / odd lanes of their concatenation, and their lanes interleaved.
-template <class T> struct LaneMaskOf;
-template <> struct LaneMaskOf<float> { typedef int type __attribute__((vector_size(64))); };
-template <> struct LaneMaskOf<double> {
-  typedef long long type __attribute__((vector_size(64)));
+// Lane shuffles of two vectors of n lanes of T (GCC's __builtin_shuffle: vpermt2ps /
+// vpermt2pd for 64 bytes on AVX-512): the even / odd lanes of their concatenation, and
+// their lanes interleaved (zip_lo: a0 b0 a1 b1 ... from the low halves; zip_hi: the high).
+template <class T, class V> struct LaneShuffles {
+  static constexpr int n = sizeof(V) / sizeof(T);
+  using M = typename VecOf<std::conditional_t<sizeof(T) == 4, int32_t, int64_t>,
+                           sizeof(V)>::type;
+  template <size_t... I> static V even(V a, V b, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I)...});
+  }
+  template <size_t... I> static V odd(V a, V b, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I + 1)...});
+  }
+  template <size_t... I> static V zip(V a, V b, int from, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(from + I / 2 + (I % 2) * n)...});
+  }
 };
-
-template <class T> inline Vec64<T> lanes_even(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-  else return __builtin_shuffle(a, b, M{0, 2, 4, 6, 8, 10, 12, 14});
+template <class T, class V> inline V lanes_even(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::even(a, b, std::make_index_sequence<S::n>{});
 }
-template <class T> inline Vec64<T> lanes_odd(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-  else return __builtin_shuffle(a, b, M{1, 3, 5, 7, 9, 11, 13, 15});
+template <class T, class V> inline V lanes_odd(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::odd(a, b, std::make_index_sequence<S::n>{});
 }
-template <class T> inline Vec64<T> lanes_zip_lo(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
-  else return __builtin_shuffle(a, b, M{0, 8, 1, 9, 2, 10, 3, 11});
+template <class T, class V> inline V lanes_zip_lo(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::zip(a, b, 0, std::make_index_sequence<S::n>{});
 }
-template <class T> inline Vec64<T> lanes_zip_hi(Vec64<T> a, Vec64<T> b) {
-  using M = typename LaneMaskOf<T>::type;
-  if constexpr (sizeof(T) == 4)
-    return __builtin_shuffle(a, b, M{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
-  else return __builtin_shuffle(a, b, M{4, 12, 5, 13, 6, 14, 7, 15});
+template <class T, class V> inline V lanes_zip_hi(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::zip(a, b, S::n / 2, std::make_index_sequence<S::n>{});
 }
 
 // ------------------------------------------------------------------ Winograd F(2x2, 3x3)
@@ -994,8 +1013,8 @@ template <int SEL, class V> inline auto keeps(V a, V b) {
 template <class T, int SEL>
 void select_pairs_typed(const T* op0, const T* op1, const T* src, T* out0, T* out1,
                         int64_t in_w, int64_t out_w, T init) {
-  constexpr int64_t L = 64 / sizeof(T);
-  using V = Vec64<T>;
+  constexpr int64_t L = kRegisterBytes / sizeof(T);
+  using V = Reg<T>;   // (compares)
   auto window = [&](auto tl, auto tr, auto bl, auto br, auto s, auto* o) {
     using X = decltype(tl);      // a vector of windows, or one (the tail)
     const X zero{};              // (not tl - tl: inf - inf is NaN)
@@ -1015,11 +1034,11 @@ void select_pairs_typed(const T* op0, const T* op1, const T* src, T* out0, T* ou
   if (out_w >= L) {
     for (int64_t j0 = 0;; j0 += L) {   // the last block overlaps the one before
       j = std::min(j0, out_w - L);
-      const V a0 = load64(op0 + 2 * j), a1 = load64(op0 + 2 * j + L);
-      const V b0 = load64(op1 + 2 * j), b1 = load64(op1 + 2 * j + L);
+      const V a0 = load_reg(op0 + 2 * j), a1 = load_reg(op0 + 2 * j + L);
+      const V b0 = load_reg(op1 + 2 * j), b1 = load_reg(op1 + 2 * j + L);
       V o[4];
       window(lanes_even<T>(a0, a1), lanes_odd<T>(a0, a1), lanes_even<T>(b0, b1),
-             lanes_odd<T>(b0, b1), load64(src + j), o);
+             lanes_odd<T>(b0, b1), load_reg(src + j), o);
       const V r0 = lanes_zip_lo<T>(o[0], o[1]), r1 = lanes_zip_hi<T>(o[0], o[1]);
       const V r2 = lanes_zip_lo<T>(o[2], o[3]), r3 = lanes_zip_hi<T>(o[2], o[3]);
       std::memcpy(out0 + 2 * j, &r0, sizeof(V));
