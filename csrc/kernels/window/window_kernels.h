@@ -880,26 +880,30 @@ template <class T, class V> inline V lanes_zip_hi(V a, V b) {
 }
 
 // ------------------------------------------------------------------ Winograd F(2x2, 3x3)
-// The transforms of window.h's winograd_run, 16 tiles of a tile row per vector: a tile's
-// 4 input columns are the even and odd elements of its patch rows, taken from a copy of
-// the rows with their padding as zeros (one shuffle each); its 2 output columns are
-// interleaved back. A segment of at least 16 tiles ends with a vector overlapping the one
-// before (the same values again); a shorter one computes 16 lanes and stores only its own
-// (input: the later segments overwrite the rest; output: through a staging row).
-using F16 = Vec64<float>;
-static_assert(sizeof(F16) / sizeof(float) == 16);
+// The transforms of window.h's winograd_run, kTileLanes tiles of a tile row per register
+// (16 with AVX-512, 8 with AVX2: a transform holds 16 vectors, which 64-byte vectors on
+// AVX2 would spill): a tile's 4 input columns are the even and odd elements of its patch
+// rows, taken from a copy of the rows with their padding as zeros (one shuffle each); its
+// 2 output columns are interleaved back. A segment of at least kTileLanes tiles ends with a
+// vector overlapping the one before (the same values again); a shorter one computes
+// kTileLanes lanes and stores only its own (input: the later segments overwrite the rest,
+// winograd_run pads each transformed row by 16 floats; output: through a staging row).
+using FR = Reg<float>;
+constexpr int64_t kTileLanes = sizeof(FR) / sizeof(float);
+static_assert(kTileLanes <= 16);
 
-// Vector starts i0 over a segment of n tiles: 0, 16, ..., the last at max(n - 16, 0).
+// Vector starts i0 over a segment of n tiles: 0, kTileLanes, ..., the last at
+// max(n - kTileLanes, 0).
 template <class Body> inline void tile_vectors(int64_t n, Body body) {
-  for (int64_t i = 0;; i += 16) {
-    body(std::min(i, std::max<int64_t>(n - 16, 0)));
-    if (i + 16 >= n) break;
+  for (int64_t i = 0;; i += kTileLanes) {
+    body(std::min(i, std::max<int64_t>(n - kTileLanes, 0)));
+    if (i + kTileLanes >= n) break;
   }
 }
 
 inline void winograd_input(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
                            int64_t c0, int64_t c1, int64_t nr, float* v, int64_t v_xi) {
-  int64_t row_len = 34;   // a vector of 16 tiles reads 34 patch columns
+  int64_t row_len = 2 * kTileLanes + 2;   // a vector of tiles reads 2 per tile + 2
   for (int s = 0; s < nseg; ++s) row_len = std::max(row_len, 2 * seg[s].n + 2);
   std::vector<float> rows(static_cast<size_t>(4 * row_len));
   for (int64_t c = c0; c < c1; ++c) {
@@ -923,24 +927,23 @@ inline void winograd_input(const WinogradProblem& p, const WinogradSegment* seg,
       }
       float* dst = v + (c - c0) * nr + g.lane0;
       tile_vectors(g.n, [&](int64_t i0) {
-        F16 t[4][4];
+        FR t[4][4];
         for (int r = 0; r < 4; ++r) {
           const float* q = rows.data() + r * row_len + 2 * i0;
-          const F16 a0 = load64(q), a1 = load64(q + 16), b0 = load64(q + 2),
-                    b1 = load64(q + 18);
-          const F16 d0 = lanes_even<float>(a0, a1), d1 = lanes_odd<float>(a0, a1),
-                    d2 = lanes_even<float>(b0, b1),
-                    d3 = lanes_odd<float>(b0, b1);
+          const FR a0 = load_reg(q), a1 = load_reg(q + kTileLanes), b0 = load_reg(q + 2),
+                   b1 = load_reg(q + kTileLanes + 2);
+          const FR d0 = lanes_even<float>(a0, a1), d1 = lanes_odd<float>(a0, a1),
+                   d2 = lanes_even<float>(b0, b1), d3 = lanes_odd<float>(b0, b1);
           t[r][0] = d0 - d2;
           t[r][1] = d1 + d2;
           t[r][2] = d2 - d1;
           t[r][3] = d1 - d3;
         }
         for (int j = 0; j < 4; ++j) {
-          const F16 u[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
+          const FR u[4] = {t[0][j] - t[2][j], t[1][j] + t[2][j], t[2][j] - t[1][j],
                             t[1][j] - t[3][j]};
           for (int i = 0; i < 4; ++i)
-            std::memcpy(dst + (4 * i + j) * v_xi + i0, &u[i], sizeof(F16));
+            std::memcpy(dst + (4 * i + j) * v_xi + i0, &u[i], sizeof(FR));
         }
       });
     }
@@ -949,37 +952,37 @@ inline void winograd_input(const WinogradProblem& p, const WinogradSegment* seg,
 
 inline void winograd_output(const WinogradProblem& p, const WinogradSegment* seg, int nseg,
                             int64_t nr, const float* m, int64_t m_xi) {
-  float stage[32];
+  float stage[2 * kTileLanes];
   for (int64_t k = 0; k < p.out_feat; ++k) {
     for (int s = 0; s < nseg; ++s) {
       const WinogradSegment& g = seg[s];
       const float* src = m + k * nr + g.lane0;
       char* plane = p.out + g.b * p.out_sb + k * p.out_sk;
       tile_vectors(g.n, [&](int64_t i0) {
-        F16 q[4][2];   // A^T M along the columns of each row of M
+        FR q[4][2];   // A^T M along the columns of each row of M
         for (int i = 0; i < 4; ++i) {
-          const F16 m0 = load64(src + (4 * i) * m_xi + i0),
-                    m1 = load64(src + (4 * i + 1) * m_xi + i0),
-                    m2 = load64(src + (4 * i + 2) * m_xi + i0),
-                    m3 = load64(src + (4 * i + 3) * m_xi + i0);
+          const FR m0 = load_reg(src + (4 * i) * m_xi + i0),
+                   m1 = load_reg(src + (4 * i + 1) * m_xi + i0),
+                   m2 = load_reg(src + (4 * i + 2) * m_xi + i0),
+                   m3 = load_reg(src + (4 * i + 3) * m_xi + i0);
           q[i][0] = m0 + m1 + m2;
           q[i][1] = m1 - m2 - m3;
         }
         const int64_t x0 = 2 * (g.tx0 + i0);
-        const int64_t width = std::min(2 * std::min<int64_t>(16, g.n - i0), p.out_w - x0);
+        const int64_t width = std::min(2 * std::min<int64_t>(kTileLanes, g.n - i0), p.out_w - x0);
         for (int i = 0; i < 2; ++i) {
           const int64_t y = 2 * g.ty + i;
           if (y >= p.out_h) break;
-          const F16 y0 = i == 0 ? q[0][0] + q[1][0] + q[2][0] : q[1][0] - q[2][0] - q[3][0];
-          const F16 y1 = i == 0 ? q[0][1] + q[1][1] + q[2][1] : q[1][1] - q[2][1] - q[3][1];
-          const F16 lo = lanes_zip_lo<float>(y0, y1), hi = lanes_zip_hi<float>(y0, y1);
+          const FR y0 = i == 0 ? q[0][0] + q[1][0] + q[2][0] : q[1][0] - q[2][0] - q[3][0];
+          const FR y1 = i == 0 ? q[0][1] + q[1][1] + q[2][1] : q[1][1] - q[2][1] - q[3][1];
+          const FR lo = lanes_zip_lo<float>(y0, y1), hi = lanes_zip_hi<float>(y0, y1);
           float* dst = reinterpret_cast<float*>(plane + y * p.out_sh) + x0;
-          if (width == 32) {
-            std::memcpy(dst, &lo, sizeof(F16));
-            std::memcpy(dst + 16, &hi, sizeof(F16));
+          if (width == 2 * kTileLanes) {
+            std::memcpy(dst, &lo, sizeof(FR));
+            std::memcpy(dst + kTileLanes, &hi, sizeof(FR));
           } else {
-            std::memcpy(stage, &lo, sizeof(F16));
-            std::memcpy(stage + 16, &hi, sizeof(F16));
+            std::memcpy(stage, &lo, sizeof(FR));
+            std::memcpy(stage + kTileLanes, &hi, sizeof(FR));
             std::memcpy(dst, stage, static_cast<size_t>(width) * sizeof(float));
           }
         }
