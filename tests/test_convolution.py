@@ -274,7 +274,14 @@ def test_depthwise_wide_rows_against_reference(case, how):
             case["fgc"], 1)
     ref, mag = reference_conv(x, w, *args)
     lhs = xa.asarray(x) if how == "dense" else make_tensor(x, how)
-    _close(_conv(lhs, xa.asarray(w), *args), ref, mag, int(np.prod(case["win"])), case["dt"])
+    before = CORE.get_isa()
+    try:
+        for isa in ISAS:   # (each ISA's row width: a register of 16, 32 or 64 bytes)
+            CORE.set_isa(isa)
+            _close(_conv(lhs, xa.asarray(w), *args), ref, mag, int(np.prod(case["win"])),
+                   case["dt"])
+    finally:
+        CORE.set_isa(before)
 
 
 @st.composite
@@ -331,10 +338,16 @@ def test_winograd_against_reference(case, winograd_calls):
     rng = np.random.default_rng(case["seed"])
     x = rng.standard_normal((case["batch"], case["c"], case["h"], case["w"])).astype(np.float32)
     w = rng.standard_normal((case["k"], case["c"], 3, 3)).astype(np.float32)
-    before = len(winograd_calls)
-    got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 1), case["pad"])
-    assert len(winograd_calls) == before + 1
-    _close_winograd(got, x, w, case["pad"])
+    isa_before = CORE.get_isa()
+    try:
+        for isa in ISAS:   # (each ISA's transforms take a register of tiles: 4, 8 or 16)
+            CORE.set_isa(isa)
+            before = len(winograd_calls)
+            got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (1, 1), case["pad"])
+            assert len(winograd_calls) == before + 1
+            _close_winograd(got, x, w, case["pad"])
+    finally:
+        CORE.set_isa(isa_before)
 
 
 def test_winograd_feature_chunks_views_and_the_fallbacks(winograd_calls):
