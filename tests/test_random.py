@@ -628,3 +628,19 @@ def test_review_edge_cases():
     assert g.gamma(1e19) > 1e18 and g.beta(1e19, 1) > 0.99
     with pytest.raises(OverflowError):
         g.uniform(-1e308, 1e308)
+
+
+@pytest.mark.parametrize("alg", ["philox", "threefry"])
+def test_uniforms_are_the_top_bits_of_the_same_words(alg, restore_isa):
+    """uniform64 = (bits64 >> 11) 2^-53 and uniform32 = (bits32 >> 8) 2^-24, exactly, on
+    every ISA (the kernels convert through signed 32-bit integers, AVX2's conversions)."""
+    stream = R.Stream(alg, 3, 4, 9)
+    for isa in ISAS:
+        xa._core.set_isa(isa)
+        b64 = np.asarray(R.fill(stream, "bits64", (100_001,))[0])
+        u64 = np.asarray(R.fill(stream, "uniform64", (100_001,))[0])
+        np.testing.assert_array_equal(u64, (b64 >> np.uint64(11)).astype(np.float64) * 2.0**-53)
+        b32 = np.asarray(R.fill(stream, "bits32", (100_001,))[0])
+        u32 = np.asarray(R.fill(stream, "uniform32", (100_001,))[0])
+        np.testing.assert_array_equal(u32, (b32 >> np.uint32(8)).astype(np.float32) *
+                                      np.float32(2.0**-24))
