@@ -55,6 +55,40 @@ constexpr int kRegisterBytes = 16;
 template <class T> using Reg = typename VecOf<T, kRegisterBytes>::type;
 template <class T> inline Reg<T> load_reg(const T* p) { return load_vec<Reg<T>>(p); }
 
+// Lane shuffles of two vectors of n lanes of T (GCC's __builtin_shuffle: vpermt2ps /
+// vpermt2pd for 64 bytes on AVX-512): the even / odd lanes of their concatenation, and
+// their lanes interleaved (zip_lo: a0 b0 a1 b1 ... from the low halves; zip_hi: the high).
+template <class T, class V> struct LaneShuffles {
+  static constexpr int n = sizeof(V) / sizeof(T);
+  using M = typename VecOf<std::conditional_t<sizeof(T) == 4, int32_t, int64_t>,
+                           sizeof(V)>::type;
+  template <size_t... I> static V even(V a, V b, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I)...});
+  }
+  template <size_t... I> static V odd(V a, V b, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I + 1)...});
+  }
+  template <size_t... I> static V zip(V a, V b, int from, std::index_sequence<I...>) {
+    return __builtin_shuffle(a, b, M{static_cast<int>(from + I / 2 + (I % 2) * n)...});
+  }
+};
+template <class T, class V> inline V lanes_even(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::even(a, b, std::make_index_sequence<S::n>{});
+}
+template <class T, class V> inline V lanes_odd(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::odd(a, b, std::make_index_sequence<S::n>{});
+}
+template <class T, class V> inline V lanes_zip_lo(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::zip(a, b, 0, std::make_index_sequence<S::n>{});
+}
+template <class T, class V> inline V lanes_zip_hi(V a, V b) {
+  using S = LaneShuffles<T, V>;
+  return S::zip(a, b, S::n / 2, std::make_index_sequence<S::n>{});
+}
+
 // One input row as a window dim with stride s and low padding pad_lo reads it, padded
 // and split into s phases of phase_len elements (the depthwise and separable-window rows):
 // dst[ph * phase_len + i] = padded column i * s + ph, i.e. input column i * s + ph -
@@ -470,6 +504,57 @@ void reduce_rows_typed(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   }
 }
 
+// 2x2 windows with stride 2 along the row dim and one other (dh), every tap inside the
+// input (no padding, no dilation, 2 out <= in along both): sums and products of a vector
+// of windows from the even and odd lanes of the two input rows, without the separable
+// form's padded row copies and ring. The same order as reduce_separable, so the same bits:
+// out = init op ((identity op (x00 op x01)) op (x10 op x11)).
+template <class T>
+bool pairs_2x2(const ReduceWindowProblem& p, int dh) {
+  const int L = p.ndim - 1;
+  if (dh < 0) return false;
+  for (int d : {dh, L}) {
+    const WindowDim& g = p.dim[d];
+    if (g.size != 2 || g.stride != 2 || g.win_dil != 1 || g.pad_lo != 0 || 2 * g.out > g.in)
+      return false;
+  }
+  return p.in_stride[L] == int64_t{sizeof(T)} && p.out_stride[L] == int64_t{sizeof(T)} &&
+         p.dim[L].out >= int64_t{kRegisterBytes / sizeof(T)};
+}
+
+template <class T, int OP>
+void reduce_pairs_2x2(const ReduceWindowProblem& p, int dh, int64_t lo, int64_t hi) {
+  constexpr int64_t Lanes = kRegisterBytes / sizeof(T);
+  using V = Reg<T>;
+  const int L = p.ndim - 1;
+  const int64_t OW = p.dim[L].out;
+  const T init = *static_cast<const T*>(p.init), ident = identity_of<OP, T>();
+  const V vinit = V{} + init, vident = V{} + ident;
+  int64_t o[kWindowMaxDims];
+  for (int64_t r = lo; r < hi; ++r) {
+    row_index(p.dim, L, r, o);
+    const char* src = p.in;
+    char* dst = p.out;
+    for (int d = 0; d < L; ++d) {
+      dst += o[d] * p.out_stride[d];
+      src += (d == dh ? 2 * o[d] : o[d]) * p.in_stride[d];
+    }
+    const T* row0 = reinterpret_cast<const T*>(src);
+    const T* row1 = reinterpret_cast<const T*>(src + p.in_stride[dh]);
+    T* out = reinterpret_cast<T*>(dst);
+    for (int64_t j0 = 0;; j0 += Lanes) {   // the last block overlaps the one before
+      const int64_t j = std::min(j0, OW - Lanes);
+      const V a0 = load_reg(row0 + 2 * j), a1 = load_reg(row0 + 2 * j + Lanes);
+      const V b0 = load_reg(row1 + 2 * j), b1 = load_reg(row1 + 2 * j + Lanes);
+      const V r0 = combine_vec<OP>(lanes_even<T>(a0, a1), lanes_odd<T>(a0, a1));
+      const V r1 = combine_vec<OP>(lanes_even<T>(b0, b1), lanes_odd<T>(b0, b1));
+      const V a = combine_vec<OP>(vinit, combine_vec<OP>(combine_vec<OP>(vident, r0), r1));
+      std::memcpy(out + j, &a, sizeof(V));
+      if (j0 + Lanes >= OW) break;
+    }
+  }
+}
+
 inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
   int status = 1;
   visit_dtype(p.dtype, [&](auto tag) {
@@ -481,6 +566,11 @@ inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
                       OP != kWindowAnd && OP != kWindowOr) {
           const int dh = separable_dim(p);
           const int64_t taps = p.dim[p.ndim - 1].size * (dh >= 0 ? p.dim[dh].size : 1);
+          if ((OP == kWindowAdd || OP == kWindowMul) && dh >= 0 && pairs_2x2<T>(p, dh)) {
+            reduce_pairs_2x2<T, OP>(p, dh, lo, hi);
+            status = 0;
+            return;
+          }
           if (dh > -2 && (taps > 4 || OP == kWindowAdd || OP == kWindowMul)) {
             // (2x2 max / min pools: the per-tap rows' pairs are as fast)
             reduce_separable<T, OP>(p, dh, lo, hi);
@@ -844,40 +934,6 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
   }
 }
 
-
-// Lane shuffles of two vectors of n lanes of T (GCC's __builtin_shuffle: vpermt2ps /
-// vpermt2pd for 64 bytes on AVX-512): the even / odd lanes of their concatenation, and
-// their lanes interleaved (zip_lo: a0 b0 a1 b1 ... from the low halves; zip_hi: the high).
-template <class T, class V> struct LaneShuffles {
-  static constexpr int n = sizeof(V) / sizeof(T);
-  using M = typename VecOf<std::conditional_t<sizeof(T) == 4, int32_t, int64_t>,
-                           sizeof(V)>::type;
-  template <size_t... I> static V even(V a, V b, std::index_sequence<I...>) {
-    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I)...});
-  }
-  template <size_t... I> static V odd(V a, V b, std::index_sequence<I...>) {
-    return __builtin_shuffle(a, b, M{static_cast<int>(2 * I + 1)...});
-  }
-  template <size_t... I> static V zip(V a, V b, int from, std::index_sequence<I...>) {
-    return __builtin_shuffle(a, b, M{static_cast<int>(from + I / 2 + (I % 2) * n)...});
-  }
-};
-template <class T, class V> inline V lanes_even(V a, V b) {
-  using S = LaneShuffles<T, V>;
-  return S::even(a, b, std::make_index_sequence<S::n>{});
-}
-template <class T, class V> inline V lanes_odd(V a, V b) {
-  using S = LaneShuffles<T, V>;
-  return S::odd(a, b, std::make_index_sequence<S::n>{});
-}
-template <class T, class V> inline V lanes_zip_lo(V a, V b) {
-  using S = LaneShuffles<T, V>;
-  return S::zip(a, b, 0, std::make_index_sequence<S::n>{});
-}
-template <class T, class V> inline V lanes_zip_hi(V a, V b) {
-  using S = LaneShuffles<T, V>;
-  return S::zip(a, b, S::n / 2, std::make_index_sequence<S::n>{});
-}
 
 // ------------------------------------------------------------------ Winograd F(2x2, 3x3)
 // The transforms of window.h's winograd_run, kTileLanes tiles of a tile row per register
