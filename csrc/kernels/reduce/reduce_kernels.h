@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/register_width.h"
 #include "kernels/reduce/reduce.h"
 
 #if defined(__F16C__) || defined(__AVX__)
@@ -213,13 +214,7 @@ template <class T, class F> struct AccOf {
 };
 
 // The native vector width of the build: a 64-byte lane block is kNV native vectors.
-#if defined(__AVX512F__)
-constexpr int kVB = 64;
-#elif defined(__AVX__)
-constexpr int kVB = 32;
-#else
-constexpr int kVB = 16;
-#endif
+constexpr int kVB = kRegisterBytes;
 
 template <class H, bool = !IsCplx<H>::value> struct VecOf {
   typedef H type __attribute__((vector_size(kVB)));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/register_width.h"
 #include "kernels/window/window.h"
 
 namespace xarr {
@@ -44,14 +45,8 @@ template <class T> inline Vec64<T> load64(const T* p) { return load_vec<Vec64<T>
 // compare or select. GCC splits the arithmetic, loads and shuffles of a vector wider than
 // the registers into register-wide pieces, but lowers a comparison or a `?:` on it lane by
 // lane through general registers: a 64-byte max took ~300 instructions on AVX2, and made
-// the AVX2 3x3/2 max pool 20x slower than the AVX-512 one.
-#if defined(__AVX512F__)
-constexpr int kRegisterBytes = 64;
-#elif defined(__AVX__)
-constexpr int kRegisterBytes = 32;
-#else
-constexpr int kRegisterBytes = 16;
-#endif
+// the AVX2 3x3/2 max pool 12x slower than this form (kRegisterBytes:
+// core/register_width.h).
 template <class T> using Reg = typename VecOf<T, kRegisterBytes>::type;
 template <class T> inline Reg<T> load_reg(const T* p) { return load_vec<Reg<T>>(p); }
 
