@@ -211,6 +211,30 @@ def test_2x2_stride_2_sums_and_products_on_every_isa(c, h, w, name, dt, special,
         xa.set_num_threads(threads)
 
 
+def test_2x2_stride_2_sums_split_over_two_threads():
+    """Past the window family's thread threshold (kParallelMinElements), so rows split
+    over two threads: the same bits as one thread (a sum and a product, f32)."""
+    x = np.random.default_rng(3).standard_normal((4, 16, 40, 70)).astype(np.float32)
+    before = xa.get_num_threads()
+    try:
+        for fn, init in ((lax.add, np.float32(0.5)), (lax.mul, np.float32(1.5))):
+            outs = []
+            for nt in (1, 2):
+                xa.set_num_threads(nt)
+                outs.append(np.asarray(lax.reduce_window(xa.asarray(x), init, fn, (1, 1, 2, 2),
+                                                         (1, 1, 2, 2), "VALID")))
+            assert np.array_equal(outs[0], outs[1], equal_nan=True)
+            r = x.reshape(4, 16, 20, 2, 35, 2)
+            row0, row1 = r[:, :, :, 0], r[:, :, :, 1]
+            if fn is lax.add:
+                want = init + ((row0[..., 0] + row0[..., 1]) + (row1[..., 0] + row1[..., 1]))
+            else:
+                want = init * ((row0[..., 0] * row0[..., 1]) * (row1[..., 0] * row1[..., 1]))
+            np.testing.assert_array_equal(outs[0], want)
+    finally:
+        xa.set_num_threads(before)
+
+
 @pytest.mark.parametrize("kh, pad, infinities", [(8, (3, 4), False), (11, (10, 0), True),
                                                   (9, (0, 0), True)])
 def test_tall_window_sums_run_down_the_columns(kh, pad, infinities):

@@ -938,7 +938,8 @@ void depthwise_rows_typed(const DepthwiseProblem& p, bool channels_inner, int64_
 // 2 output columns are interleaved back. A segment of at least kTileLanes tiles ends with a
 // vector overlapping the one before (the same values again); a shorter one computes
 // kTileLanes lanes and stores only its own (input: the later segments overwrite the rest,
-// winograd_run pads each transformed row by 16 floats; output: through a staging row).
+// and winograd_run pads each of the 16 transformed matrices by 16 floats; output: through
+// a staging row).
 using FR = Reg<float>;
 constexpr int64_t kTileLanes = sizeof(FR) / sizeof(float);
 static_assert(kTileLanes <= 16);
