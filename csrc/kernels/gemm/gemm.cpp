@@ -252,22 +252,6 @@ template <class T> inline void copy_every_second(T* to, const T* src, int len) {
   for (; i < len; ++i) to[i] = src[2 * i];
 }
 
-// memcpy of a panel row's n elements, with the byte counts of the micro-kernels' panels
-// (32 - 192) as compile-time sizes, so they compile to a few vector moves: through libc,
-// a call per 64-byte row of a packed f32 B panel took as long as the micro-kernel (64 x 576
-// x 12544 f32 on Zen 3: 32% of the time in memmove).
-template <class T> inline void copy_panel_row(T* d, const T* src, int n) {
-  switch (n * static_cast<int>(sizeof(T))) {
-    case 32: std::memcpy(d, src, 32); return;
-    case 48: std::memcpy(d, src, 48); return;
-    case 64: std::memcpy(d, src, 64); return;
-    case 96: std::memcpy(d, src, 96); return;
-    case 128: std::memcpy(d, src, 128); return;
-    case 192: std::memcpy(d, src, 192); return;
-    default: std::memcpy(d, src, static_cast<size_t>(n) * sizeof(T)); return;
-  }
-}
-
 template <class S, class T>
 void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
                 const int64_t* row_off, const int64_t* k_off) {
@@ -285,7 +269,7 @@ void pack_panel(void* dst_, int mr, int rows, int64_t kc, const char* base,
       const S* src = reinterpret_cast<const S*>(rp[0] + k_off[p]);
       T* d = dst + p * mr;
       if constexpr (std::is_same_v<S, T>) {
-        copy_panel_row(d, src, mr);
+        std::memcpy(d, src, mr * sizeof(T));
       } else {
         for (int r = 0; r < mr; ++r) d[r] = convert_in<T>(src[r]);
       }

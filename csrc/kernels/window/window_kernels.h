@@ -561,7 +561,7 @@ inline int reduce_rows(const ReduceWindowProblem& p, int64_t lo, int64_t hi) {
                       OP != kWindowAnd && OP != kWindowOr) {
           const int dh = separable_dim(p);
           const int64_t taps = p.dim[p.ndim - 1].size * (dh >= 0 ? p.dim[dh].size : 1);
-          if ((OP == kWindowAdd || OP == kWindowMul) && dh >= 0 && pairs_2x2<T>(p, dh)) {
+          if ((OP == kWindowAdd || OP == kWindowMul) && pairs_2x2<T>(p, dh)) {
             reduce_pairs_2x2<T, OP>(p, dh, lo, hi);
             status = 0;
             return;
