@@ -505,6 +505,21 @@ def test_every_isa_against_the_reference(isa):
         CORE.set_isa(before)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_stride_2_rows_of_every_length_against_the_reference(dt):
+    # Output rows 1..21 wide: the engine's B panels (positions) are runs of every length
+    # read at stride 2 (gemm.cpp copy_every_second, including its last four from one
+    # element early), some crossing a row's end. VALID windows end on the last input
+    # element, so a read past a run would also leave the input.
+    rng = np.random.default_rng(12)
+    for ow in range(1, 22):
+        x = rng.standard_normal((2, 6, 5, 2 * ow + 1)).astype(dt)
+        w = rng.standard_normal((20, 6, 3, 3)).astype(dt)
+        got = lax.conv_general_dilated(xa.asarray(x), xa.asarray(w), (2, 2), "VALID")
+        ref, mag = reference_conv(x, w, (2, 2), ((0, 0), (0, 0)), (1, 1), (1, 1), _nchw(2))
+        _close(got, ref, mag, 54, dt)
+
+
 def _layer(x, w, b):
     y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                  dimension_numbers=("NHWC", "HWIO", "NHWC"))

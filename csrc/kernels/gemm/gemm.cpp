@@ -232,8 +232,9 @@ inline int transpose_steps(double* dst, int mr, int rows, const char* const* rp,
 #endif
 
 // to[i] = src[2 * i], i < len (a stride-2 convolution's panel rows): four at a time from two
-// loads and a shuffle where the second load stays within src[0 .. 2 * len - 1) (the
-// element after the last one read may lie past the operand's end).
+// loads and a shuffle, every load within src[0 .. 2 * len - 1) (the element after the last
+// one read may lie past the operand's end). The last four (f32, len >= 5) are loaded one
+// element early, from src[2 * len - 9], and taken from the odd lanes.
 template <class T> inline void copy_every_second(T* to, const T* src, int len) {
   int i = 0;
 #if defined(__SSE2__)
@@ -241,6 +242,11 @@ template <class T> inline void copy_every_second(T* to, const T* src, int len) {
     for (; i + 5 <= len; i += 4) {
       const __m128 a = _mm_loadu_ps(src + 2 * i), b = _mm_loadu_ps(src + 2 * i + 4);
       _mm_storeu_ps(to + i, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+    if (len >= 5 && len - i == 4) {
+      const __m128 a = _mm_loadu_ps(src + 2 * i - 1), b = _mm_loadu_ps(src + 2 * i + 3);
+      _mm_storeu_ps(to + i, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+      i = len;
     }
   } else if constexpr (std::is_same_v<T, double>) {
     for (; i + 3 <= len; i += 2) {
