@@ -391,8 +391,9 @@ def dot_rows(t, jx):
             jf = jax.jit(jax_fn)
             jx[key] = lambda: jf(*js).block_until_ready()
 
+    # 64 x 576 x 12544: the shape of a 3x3 / 2 convolution's implicit GEMM (wide, short)
     for (m, k, n) in ((2048, 2048, 2048), (512, 512, 512), (128, 128, 128),
-                      (4096, 64, 4096), (64, 4096, 64)):
+                      (4096, 64, 4096), (64, 4096, 64), (64, 576, 12544)):
         for dt in (np.float32, np.float64):
             a = rng.random((m, k)).astype(dt)
             b = rng.random((k, n)).astype(dt)
@@ -546,6 +547,9 @@ def conv_rows(t, jx):
     ONES, ZEROS = xa.ones((64,), np.float32), xa.zeros((64,), np.float32)
     _, BN_MEAN, BN_VAR = lax.batch_norm_training(SRC, ONES, ZEROS, 1e-5, 1)
 
+    c_a, c_v, c_long, c_w = (rng.standard_normal(n) for n in (100, 5, 1 << 20, 51))
+    C_A, C_V, C_LONG, C_W = (xa.asarray(v) for v in (c_a, c_v, c_long, c_w))
+
     def np_boxsum(v, k):   # a NumPy user's window sum: an integral image (cumsum twice)
         h = k // 2
         c = np.pad(v, ((0, 0), (0, 0), (h + 1, h), (h + 1, h))).cumsum(2).cumsum(3)
@@ -595,6 +599,12 @@ def conv_rows(t, jx):
          lambda: np_bn_grad(src, src_dy),
          lambda: lax.batch_norm_grad(SRC, ONES, BN_MEAN, BN_VAR, SRC_DY, 1e-5, 1), best,
          src.nbytes * 5),
+        # NumPy's 1-D convolve (the NumPy frontend of issue 15): a loop-sized call and a
+        # long signal
+        ("convolve_small", "np.convolve 100 f64, 5 taps (per call)",
+         lambda: np.convolve(c_a, c_v), lambda: xa.convolve(C_A, C_V), per_call, None),
+        ("convolve_long", "np.convolve 1M f64, 51 taps", lambda: np.convolve(c_long, c_w),
+         lambda: xa.convolve(C_LONG, C_W), best, None),
     ]
     if torch is not None:
         tp = torch.from_numpy(p)

@@ -610,6 +610,67 @@ def test_convolve_and_correlate_match_numpy(mode, na, nv, dt):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("na, nv", [(100, 5), (9000, 31), (5000, 4999), (10, 9000)])
+def test_convolve_direct_path_on_views_and_long_rows(na, nv, dt):
+    # f32 / f64 take the direct path (windows.py _direct: only the mode's outputs, v
+    # reversed through a negative stride); rows past 4096 outputs run in parts
+    # (window.cpp depthwise_part), here with padding wider than a part (5000, 4999) and
+    # a filter longer than the signal (10, 9000). Views: every second, reversed.
+    rng = np.random.default_rng(na + nv)
+    a64, v64 = rng.standard_normal(2 * na).astype(dt), rng.standard_normal(3 * nv).astype(dt)
+    ta, tv = xa.asarray(a64), xa.asarray(v64)
+    for sa, sv in ((slice(0, na), slice(0, nv)), (slice(None, None, 2), slice(None, None, -3)),
+                   (slice(None, None, -2), slice(nv, 2 * nv))):
+        a, v = a64[sa].astype(np.float64), v64[sv].astype(np.float64)
+        bound = (min(na, nv) + 2) * np.finfo(dt).eps * \
+            np.max(np.convolve(np.abs(a), np.abs(v))) + 1e-30
+        for mode in ("full", "same", "valid"):
+            for name in ("convolve", "correlate"):
+                want = getattr(np, name)(a, v, mode)
+                got = getattr(xa, name)(ta[sa], tv[sv], mode)
+                assert got.dtype == dt and got.shape == want.shape, (name, mode, got.shape)
+                assert np.max(np.abs(np.asarray(got) - want), initial=0) <= bound, (name, mode)
+
+
+def test_convolve_direct_and_graph_paths_agree():
+    # Traced operands take lax.conv_general_dilated of the full result, sliced; the
+    # direct path must give the same numbers (the same taps in the same order).
+    rng = np.random.default_rng(3)
+    a, v = xa.asarray(rng.standard_normal(9000)), xa.asarray(rng.standard_normal(13))
+    for mode in ("full", "same", "valid"):
+        eager = np.asarray(xa.convolve(a, v, mode))
+        traced = np.asarray(xa.jit(lambda x, y: xa.convolve(x, y, mode))(a, v))
+        np.testing.assert_allclose(eager, traced, rtol=1e-13, atol=1e-13)
+
+
+def test_long_depthwise_rows_in_parts_against_the_reference_on_1_and_2_threads():
+    # 2-D planes with rows of 9000 outputs (cut into parts of 4096), stride 2 along the
+    # row, and a 1-D window whose padding covers whole parts (the rows then run whole).
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((1, 2, 4, 18001)).astype(np.float32)
+    w = rng.standard_normal((2, 1, 3, 3)).astype(np.float32)
+    x1 = rng.standard_normal((1, 1, 5)).astype(np.float64)
+    w1 = rng.standard_normal((1, 1, 3)).astype(np.float64)
+    before = xa.get_num_threads()
+    try:
+        outs = []
+        for nt in (1, 2):
+            xa.set_num_threads(nt)
+            outs.append(np.asarray(lax.conv_general_dilated(
+                xa.asarray(x), xa.asarray(w), (1, 2), ((1, 1), (1, 1)),
+                feature_group_count=2)))
+            outs.append(np.asarray(lax.conv_general_dilated(
+                xa.asarray(x1), xa.asarray(w1), (1,), ((9000, 9000),))))
+    finally:
+        xa.set_num_threads(before)
+    assert np.array_equal(outs[0], outs[2]) and np.array_equal(outs[1], outs[3])
+    ref, mag = reference_conv(x, w, (1, 2), ((1, 1), (1, 1)), (1, 1), (1, 1), _nchw(2), 2)
+    _close(outs[0], ref, mag, 9, np.float32)
+    ref, mag = reference_conv(x1, w1, (1,), ((9000, 9000),), (1,), (1,), _nchw(1))
+    _close(outs[1], ref, mag, 3, np.float64)
+
+
 def test_convolve_rejects_empty_and_bad_modes():
     with pytest.raises(ValueError, match="empty"):
         xa.convolve(xa.asarray([]), [1.0])

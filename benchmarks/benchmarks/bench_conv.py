@@ -10,7 +10,7 @@ import numpy as np
 
 import xarr as xa
 
-from .common import best_time, rng
+from .common import best_time, per_call, rng
 
 lax = xa.lax
 N, C, H, W = 16, 64, 56, 56
@@ -153,3 +153,27 @@ class BatchNorm:
 
     def time_batch_norm(self, op):
         self.run()
+
+
+class Convolve:
+    """xa.convolve against numpy.convolve on f64 signals, from a loop-sized call (100
+    samples) to a long one (1M): the direct path's per-call cost and the depthwise
+    kernel's rows in parts. The ratio is NumPy's time over xarr's, same process."""
+    params = [[100, 10_000, 1_000_000], [5, 51]]
+    param_names = ["samples", "taps"]
+    timeout = 300
+
+    def setup(self, samples, taps):
+        g = rng(36)
+        self.a, self.v = g.standard_normal(samples), g.standard_normal(taps)
+        self.xa_a, self.xa_v = xa.asarray(self.a), xa.asarray(self.v)
+
+    def time_convolve(self, samples, taps):
+        xa.convolve(self.xa_a, self.xa_v)
+
+    def track_speedup_vs_numpy(self, samples, taps):
+        calls = max(3, 1_000_000 // (samples * taps))   # loops of about 1M multiply-adds
+        return per_call(lambda: np.convolve(self.a, self.v), calls) / \
+            per_call(lambda: xa.convolve(self.xa_a, self.xa_v), calls)
+
+    track_speedup_vs_numpy.unit = "x"

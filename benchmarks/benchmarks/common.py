@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from xarr.tour import best_time  # noqa: F401  (one timing rule for tour and benchmarks)
+from xarr.tour import best_time, per_call  # noqa: F401  (one timing rule for tour and benchmarks)
 
 N_LARGE = 16 * 1024 * 1024
 

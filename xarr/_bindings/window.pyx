@@ -11,7 +11,8 @@ window_dilation).
 
 from libc.stdint cimport int64_t
 
-from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, as_strided
+from xarr._capi cimport kF32, kF64
+from xarr._tensor cimport F_TILED, F_WRITEABLE, Tensor, alloc_tensor, as_strided
 
 from xarr._dtypes import DTYPES
 
@@ -183,6 +184,44 @@ def depthwise_into(Tensor out, Tensor lhs, Tensor rhs, spec, geometry, int64_t m
         rc = depthwise_run(p)
     if rc:
         raise TypeError(f"depthwise: no kernel for {DTYPES[a._dtype]}")
+    return out
+
+
+def correlate_1d(Tensor a, Tensor v, int64_t lo, int64_t hi, bint reverse_v):
+    """Outputs [lo, hi) of the full correlation of 1-D ``a`` (length n) and ``v`` (length
+    m >= 1) as a new tensor: out[j] = sum over taps t of a[lo + j + t - (m - 1)] * w[t],
+    reads outside a being zero, with w = v, or v reversed when ``reverse_v`` (a
+    convolution; read through a negative stride, not copied). One depthwise problem
+    (window.h depthwise_run) of one feature, m taps and padding m - 1 - lo, so 0 <= lo
+    <= m - 1 and lo <= hi. Worked example: a = [1, 2, 3], v = [0, 1, 0.5], lo 1, hi 4 ->
+    [2, 3.5, 3]. None unless a and v are 1-D of one dtype, f32 or f64."""
+    if a._ndim != 1 or v._ndim != 1 or a._dtype != v._dtype or \
+            (a._dtype != kF32 and a._dtype != kF64):
+        return None
+    cdef Tensor x = as_strided(a)
+    cdef Tensor w = as_strided(v)
+    cdef int64_t m = w._dims[0], count = hi - lo
+    cdef int rc
+    if m < 1 or lo < 0 or lo > m - 1 or count < 0:
+        raise ValueError(f"correlate_1d: outputs [{lo}, {hi}) of a correlation with {m} "
+                         f"taps need 0 <= lo <= taps - 1 and lo <= hi")
+    cdef Tensor out = alloc_tensor(x._dtype, 1, &count, None, False)
+    cdef DepthwiseProblem p
+    p.dtype = x._dtype
+    p.nspatial = 1
+    p.in_ = x._data
+    p.w = w._data + (m - 1) * w._strides[0] if reverse_v else w._data
+    p.out = out._data
+    p.batch = p.out_feat = p.multiplier = 1
+    p.in_sb = p.in_sf = p.w_sf = p.out_sb = p.out_sf = 0
+    p.in_s[0] = x._strides[0]
+    p.w_s[0] = -w._strides[0] if reverse_v else w._strides[0]
+    p.out_s[0] = out._strides[0]
+    _fill_dim(&p.dim[0], x._dims[0], count, (m, 1, m - 1 - lo, 1, 1))
+    with nogil:
+        rc = depthwise_run(p)
+    if rc:
+        raise TypeError(f"correlate_1d: no kernel for {DTYPES[x._dtype]}")
     return out
 
 

@@ -8,6 +8,11 @@ k = -(M - 1) .. N - 1 of correlate's c[k] = sum_n a[n + k] * conj(v[n])):
   (where one sequence covers the other); 'same' max(M, N) values centred as NumPy centres
   them. Worked example: correlate([1, 2, 3], [0, 1, 0.5], 'full') = [0.5, 2, 3.5, 3, 0].
 convolve(a, v) is NumPy's correlate of the longer with the reversed shorter (no conj).
+
+Concrete f32 / f64 sequences of one dtype take a direct path (``_direct``): only the
+outputs the mode keeps, on the depthwise kernel (window.h depthwise_run), v reversed
+through a negative stride. Anything else (other dtypes, mixed ones, traced values under
+xa.jit / xa.lazy) is lax.conv_general_dilated of the full result, sliced.
 """
 
 import operator
@@ -16,6 +21,7 @@ import numpy as np
 
 from xarr import _tensor
 from xarr._axes import normalize_axis
+from xarr._bindings.window import correlate_1d
 from xarr._ops.convolution import conv_general_dilated
 from xarr._ops.structural import as_operand, reshape, rev
 from xarr._tensor import Tensor
@@ -46,6 +52,15 @@ def _full(a, v, conj_v):
     return out != 0 if dt.kind == "b" else out
 
 
+def _direct(a, v, lo, hi, reverse_v):
+    """Outputs [lo, hi) of the full correlation of a and v (v reversed when
+    ``reverse_v``: a convolution) as a new 1-D tensor, or None unless a and v are
+    concrete f32 / f64 tensors of one dtype (bindings/window.pyx correlate_1d)."""
+    if type(a) is not Tensor or type(v) is not Tensor:
+        return None
+    return correlate_1d(a, v, lo, hi, reverse_v)
+
+
 def _mode_window(mode, n, m, op):
     """[start, stop) of the full result that ``mode`` keeps (module docstring)."""
     if mode not in _MODES:
@@ -62,7 +77,8 @@ def correlate(a, v, mode="valid"):
     """numpy.correlate: c[k] = sum_n a[n + k] * conj(v[n]) over the lags ``mode`` keeps."""
     a, v = _sequence(a, "a", "correlate"), _sequence(v, "v", "correlate")
     lo, hi = _mode_window(mode, a.shape[0], v.shape[0], "correlate")
-    return _full(a, v, True)[lo:hi]
+    out = _direct(a, v, lo, hi, False)
+    return out if out is not None else _full(a, v, True)[lo:hi]
 
 
 def convolve(a, v, mode="full"):
@@ -72,7 +88,8 @@ def convolve(a, v, mode="full"):
     if v.shape[0] > a.shape[0]:
         a, v = v, a
     lo, hi = _mode_window(mode, a.shape[0], v.shape[0], "convolve")
-    return _full(a, rev(v, (0,)), False)[lo:hi]
+    out = _direct(a, v, lo, hi, True)
+    return out if out is not None else _full(a, rev(v, (0,)), False)[lo:hi]
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):

@@ -685,10 +685,13 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
   const int64_t row_len = s * phase_len;              // one padded input row, all phases
   // output rows per chunk: the buffer stays within 64 KiB (at least one row)
   const int64_t rows_per_out = go.stride, extra = (go.size - 1) * go.win_dil + 1;
+  // (and no more rows than this call runs: a single 100-element 1-D row, a NumPy-style
+  // convolve, zeroed a 64 KiB buffer per call; f64, 5 taps, on a Zen 3 VM: 2.15 -> 1.31 us)
   int64_t chunk = std::max<int64_t>(
       1, (int64_t{65536} / int64_t{sizeof(T)} / row_len - extra) / rows_per_out + 1);
+  chunk = std::min({chunk, go.out, hi - lo});
   std::vector<T> buf(static_cast<size_t>(((chunk - 1) * rows_per_out + extra) * row_len));
-  std::vector<T> tmp(static_cast<size_t>(W));
+  std::vector<T> tmp(g.out_s_inner == int64_t{sizeof(T)} ? 0 : static_cast<size_t>(W));
   std::vector<int64_t> off(static_cast<size_t>(ntaps));  // tap offsets in buf, at row 0
   std::vector<T> wv(static_cast<size_t>(ntaps));
   for (int64_t ky = 0, t = 0; ky < go.size; ++ky)
