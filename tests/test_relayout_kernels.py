@@ -73,3 +73,24 @@ def test_copy_strided_rejects_unknown_isa():
     a = np.zeros(4, np.float32)
     with pytest.raises(ValueError, match="unknown ISA"):
         CORE.copy_strided(4, [4], a.ctypes.data, [4], a.ctypes.data, [4], "sse9")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64])
+def test_contiguous_copies_at_every_small_offset(dtype):
+    # core/copy_bytes.h: a contiguous copy whose destination is 1-63 bytes ahead of its
+    # source modulo 4 KiB takes a vector loop instead of memcpy. Destinations and sources
+    # at every offset 0..71 elements into two buffers of one page alignment hit that band
+    # and the plain memcpy, with lengths around the loop's 1 KiB minimum and its 64-byte
+    # steps.
+    rng = np.random.default_rng(4)
+    n_max = 5000
+    src_np = rng.integers(0, 255, n_max + 80).astype(dtype)
+    src = xa.asarray(src_np)
+    for n in (1023, 1024, 1089, 4999):
+        for k in range(72):
+            big = xa.zeros(n_max + 80, dtype)
+            big[k:k + n] = src[3:3 + n]
+            want = np.zeros(n_max + 80, dtype)
+            want[k:k + n] = src_np[3:3 + n]
+            np.testing.assert_array_equal(to_np(big), want)
+            np.testing.assert_array_equal(to_np(src[k:k + n].copy()), src_np[k:k + n])

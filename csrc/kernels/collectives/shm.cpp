@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "core/capi.h"
+#include "core/copy_bytes.h"
 #include "core/dtype.h"
 
 #if defined(__x86_64__)
@@ -583,7 +584,7 @@ namespace {
 template <class At>
 void reduce_parts(int size, At at, int dtype, int reduce, int64_t n, char* dst) {
   if (size == 1) {
-    std::memcpy(dst, at(0), static_cast<size_t>(n * dtype_itemsize(dtype)));
+    copy_bytes(dst, at(0), static_cast<size_t>(n * dtype_itemsize(dtype)));
     return;
   }
   combine(reduce, dtype, at(0), at(1), dst, n);
@@ -624,7 +625,7 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
     if (int st = c->begin(fail)) return st;
     const uint64_t s = c->step;
     if (my_heap < 0)
-      std::memcpy(c->slot_of(c->rank, s), in + off, static_cast<size_t>(n * isz));
+      copy_bytes(c->slot_of(c->rank, s), in + off, static_cast<size_t>(n * isz));
     if (first) me.heap_in[s & 1] = my_heap;   // (published by the round's arrival)
     if (int st = c->round(members, size, call, first, fail)) return st;
     if (first)
@@ -645,7 +646,7 @@ int shm_all_reduce(ShmComm* c, const int* members, int size, int index, const Sh
       if (int st = c->round(members, size, call, false, fail)) return st;
       for (int k = 0; k < size; ++k) {
         const int64_t q0 = n * k / size, q1 = n * (k + 1) / size;
-        std::memcpy(out + off + q0 * isz, c->slot_of(members[k], s + 1),
+        copy_bytes(out + off + q0 * isz, c->slot_of(members[k], s + 1),
                     static_cast<size_t>((q1 - q0) * isz));
       }
     }
@@ -691,7 +692,7 @@ int block_rounds(ShmComm* c, const int* members, int size, int index, const ShmC
       char* mine = c->slot_of(c->rank, s);
       for (int k = 0; k < nblocks; ++k)
         if (k != own_block)
-          std::memcpy(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
+          copy_bytes(mine + k * n, in + k * block_bytes + done, static_cast<size_t>(n));
     }
     if (r == 0) me.heap_in[s & 1] = my_heap;   // (published by the round's arrival)
     if (int st = c->round(members, size, call, r == 0, fail)) return st;
@@ -725,7 +726,7 @@ int shm_all_to_all(ShmComm* c, const int* members, int size, int index, const Sh
   return block_rounds(c, members, size, index, call, in, size, block_bytes, 1, fail,
                       [&](auto at, int64_t n, int64_t o) {
                         for (int k = 0; k < size; ++k)
-                          std::memcpy(out + k * block_bytes + o, at(k, index),
+                          copy_bytes(out + k * block_bytes + o, at(k, index),
                                       static_cast<size_t>(n));
                       });
 }
@@ -737,7 +738,7 @@ int shm_reduce_scatter(ShmComm* c, const int* members, int size, int index,
   return block_rounds(c, members, size, index, call, in, size, count * isz, isz, fail,
                       [&](auto at, int64_t n, int64_t o) {
                         if (size == 1) {
-                          std::memcpy(out + o, at(0, index), static_cast<size_t>(n));
+                          copy_bytes(out + o, at(0, index), static_cast<size_t>(n));
                           return;
                         }
                         combine(reduce, dtype, at(0, index), at(1, index), out + o, n / isz);
@@ -752,7 +753,7 @@ int shm_all_gather(ShmComm* c, const int* members, int size, int index, const Sh
   return block_rounds(c, members, size, index, call, in, 1, nbytes, 1, fail,
                       [&](auto at, int64_t n, int64_t o) {
                         for (int k = 0; k < size; ++k)
-                          std::memcpy(out + k * nbytes + o, at(k, 0), static_cast<size_t>(n));
+                          copy_bytes(out + k * nbytes + o, at(k, 0), static_cast<size_t>(n));
                       });
 }
 
@@ -763,7 +764,7 @@ int shm_permute(ShmComm* c, const ShmCall& call, const char* in, char* out, int6
   return block_rounds(c, members, c->nranks, c->rank, call, in, 1, nbytes, 1, fail,
                       [&](auto at, int64_t n, int64_t o) {
                         if (source >= 0)
-                          std::memcpy(out + o, at(source, 0), static_cast<size_t>(n));
+                          copy_bytes(out + o, at(source, 0), static_cast<size_t>(n));
                       });
 }
 
@@ -785,7 +786,7 @@ int shm_send(ShmComm* c, int dst, const ShmCall& call, const char* in, int64_t n
     if (int st = c->wait_value(dst, b->taken, n_sent, fail)) return st;   // buffer free
     const int64_t n = std::min(nbytes - done, c->box_bytes);
     if (done == 0) b->call = call;
-    std::memcpy(box_data(b), in + done, static_cast<size_t>(n));
+    copy_bytes(box_data(b), in + done, static_cast<size_t>(n));
     b->sent.store(n_sent + 1, std::memory_order_release);
     done += n;
   } while (done < nbytes);
@@ -806,7 +807,7 @@ int shm_recv(ShmComm* c, int src, const ShmCall& call, char* out, int64_t nbytes
       return c->report(fail);
     }
     const int64_t n = std::min(nbytes - done, c->box_bytes);
-    std::memcpy(out + done, box_data(b), static_cast<size_t>(n));
+    copy_bytes(out + done, box_data(b), static_cast<size_t>(n));
     b->taken.store(n_taken + 1, std::memory_order_release);
     done += n;
   } while (done < nbytes);

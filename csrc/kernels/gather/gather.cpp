@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/copy_bytes.h"
 #include "core/scratch.h"
 #include "core/dtype.h"
 #include "core/threading.h"
@@ -134,7 +135,7 @@ void walk_box(const IndexedWindows& p, const WindowDims& w, const int64_t* lo,
 template <class T> inline void copy_row(const char* s, int64_t ss, char* d, int64_t ds,
                                         int64_t n) {
   if (ss == static_cast<int64_t>(sizeof(T)) && ds == static_cast<int64_t>(sizeof(T))) {
-    std::memcpy(d, s, static_cast<size_t>(n) * sizeof(T));
+    copy_bytes(d, s, static_cast<size_t>(n) * sizeof(T));
     return;
   }
   for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * ds, s + i * ss, sizeof(T));

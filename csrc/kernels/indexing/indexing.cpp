@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/copy_bytes.h"
 #include "core/threading.h"
 #include "kernels/indexing/index_blocks.h"
 
@@ -605,9 +606,9 @@ void mask_chunks_typed(const MaskedCopy& c, const MaskWalk& w, char* tensor, cha
           for (int64_t i = 0; i < len; ++i) copy_elem<T>(dense, tensor + toff + i * ts);
         } else if (ts == sizeof(T) && ps == sizeof(T)) {
           if (kAssign)
-            std::memcpy(tensor + toff, dense + j * ps, len * sizeof(T));
+            copy_bytes(tensor + toff, dense + j * ps, len * sizeof(T));
           else
-            std::memcpy(dense + j * ps, tensor + toff, len * sizeof(T));
+            copy_bytes(dense + j * ps, tensor + toff, len * sizeof(T));
         } else if (kAssign) {
           copy_row<T>(dense + j * ps, ps, tensor + toff, ts, len);
         } else {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/copy_bytes.h"
 #include "core/threading.h"
 #include "engine/nary.h"
 #include "kernels/relayout/transpose_tiles.h"
@@ -19,7 +20,7 @@ template <int W> void copy_loop(char* const* args, const int64_t* st, int64_t n)
   if (st[0] == W && st[1] == W) {
     const size_t bytes = static_cast<size_t>(n) * W;
     if (bytes >= 64) {
-      std::memcpy(args[1], args[0], bytes);
+      copy_bytes(args[1], args[0], bytes);
     } else {  // a short row (a [400, 8] f32 copy): inline moves beat a libc call
       size_t i = 0;
       for (; i + 16 <= bytes; i += 16) std::memcpy(args[1] + i, args[0] + i, 16);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/copy_bytes.h"
 #include "core/dtype.h"
 #include "core/register_width.h"
 #include "kernels/window/window.h"
@@ -101,7 +102,7 @@ void fill_phase_row(T* dst, const char* src, int64_t is, int64_t in, int64_t pad
         i0, std::min(phase_len, in - first <= 0 ? int64_t{0} : (in - first + s - 1) / s));
     std::fill(dst, dst + i0, pad);
     if (unit && s == 1) {
-      std::memcpy(dst + i0, row + i0 + first, static_cast<size_t>(i1 - i0) * sizeof(T));
+      copy_bytes(dst + i0, row + i0 + first, static_cast<size_t>(i1 - i0) * sizeof(T));
     } else if (unit && s == 2) {
       for (int64_t i = i0; i < i1; ++i) dst[i] = row[2 * i + first];
     } else {
@@ -690,7 +691,10 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
   int64_t chunk = std::max<int64_t>(
       1, (int64_t{65536} / int64_t{sizeof(T)} / row_len - extra) / rows_per_out + 1);
   chunk = std::min({chunk, go.out, hi - lo});
-  std::vector<T> buf(static_cast<size_t>(((chunk - 1) * rows_per_out + extra) * row_len));
+  // (every element of buf is written before it is read: fill_phase_row writes whole
+  // padded rows, so it is not zeroed)
+  std::unique_ptr<T[]> buf_own(new T[((chunk - 1) * rows_per_out + extra) * row_len]);
+  T* const buf_data = buf_own.get();
   std::vector<T> tmp(g.out_s_inner == int64_t{sizeof(T)} ? 0 : static_cast<size_t>(W));
   std::vector<int64_t> off(static_cast<size_t>(ntaps));  // tap offsets in buf, at row 0
   std::vector<T> wv(static_cast<size_t>(ntaps));
@@ -711,7 +715,7 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
     const int64_t y0 = oy0 * go.stride, nrows = (oy1 - 1 - oy0) * go.stride + extra;
     if (built != in0 || built_y0 != y0 || built_rows != nrows) {
       for (int64_t y = 0; y < nrows; ++y) {
-        T* row = buf.data() + y * row_len;
+        T* row = buf_data + y * row_len;
         const int64_t iy = y0 + y - go.pad_lo;
         if (iy < 0 || iy >= go.in) {
           std::fill(row, row + row_len, T(0));
@@ -743,7 +747,7 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
     const bool pairs = NT == 9 && go.size == 3 && go.stride == 1 && go.win_dil == 1 &&
                        W >= L && g.out_s_inner == int64_t{sizeof(T)};
     for (int64_t oy = oy0; oy < oy1; ++oy) {
-      const T* base = buf.data() + (oy - oy0) * go.stride * row_len;
+      const T* base = buf_data + (oy - oy0) * go.stride * row_len;
       char* dst_row = p.out + b * p.out_sb + f * p.out_sf + oy * g.out_s_outer;
       if (pairs && oy + 1 < oy1) {
         T* a0 = reinterpret_cast<T*>(dst_row);
@@ -769,7 +773,28 @@ void depthwise_plane_rows(const DepthwiseProblem& p, const PlaneGeometry& g, int
       const bool direct = g.out_s_inner == int64_t{sizeof(T)};
       T* a = direct ? reinterpret_cast<T*>(dst_row) : tmp.data();
       if (W >= L) {
-        for (int64_t j0 = 0;; j0 += L) {   // the last block overlaps the one before
+        int64_t j0 = 0;
+        if constexpr (NT == 0) {
+          // four vectors of outputs per pass over the taps: each tap's weight and offset
+          // are loaded once for 4 loads and 4 multiply-adds (the same sums, tap by tap)
+          // (four named accumulators: an array of them was zeroed with `rep stos`)
+          for (; j0 + 4 * L <= W; j0 += 4 * L) {
+            Reg<T> acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
+            for (int64_t t = 0; t < ntaps; ++t) {
+              const T* src = base + o[t] + j0;
+              const T wt = w[t];
+              acc0 += wt * load_reg(src);
+              acc1 += wt * load_reg(src + L);
+              acc2 += wt * load_reg(src + 2 * L);
+              acc3 += wt * load_reg(src + 3 * L);
+            }
+            std::memcpy(a + j0, &acc0, sizeof(acc0));
+            std::memcpy(a + j0 + L, &acc1, sizeof(acc1));
+            std::memcpy(a + j0 + 2 * L, &acc2, sizeof(acc2));
+            std::memcpy(a + j0 + 3 * L, &acc3, sizeof(acc3));
+          }
+        }
+        for (; j0 < W; j0 += L) {   // the last block overlaps the one before
           const int64_t j = std::min(j0, W - L);
           Reg<T> acc = {};
           for (int64_t t = 0; t < ntaps; ++t) acc += w[t] * load_reg(base + o[t] + j);
