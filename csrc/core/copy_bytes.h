@@ -1,6 +1,6 @@
 // copy_bytes(dst, src, n): std::memcpy of n bytes (the ranges must not overlap), except
-// where glibc's memcpy is pathologically slow. glibc before 2.39 copies blocks of a few
-// KiB and more with `rep movsb` on CPUs that report ERMS / FSRM; on AMD Zen 3 that string
+// where glibc's memcpy is pathologically slow. glibc (2.36, Debian 12) copies blocks of a
+// few KiB and more with `rep movsb` on CPUs that report ERMS / FSRM; on AMD Zen 3 that string
 // copy falls to a slow path when the destination is a few bytes ahead of the source
 // modulo the 4 KiB page. Measured on a Zen 3 VM (glibc 2.36), 32 KiB copies, GB/s by
 // (dst - src) mod 4096: 0 -> 40, 8 -> 1.7, 16 -> 1.7, 32 -> 38, 56 -> 23, 64 -> 38, 4088
