@@ -315,7 +315,8 @@ def _missing():
     out = []
     for group, names in GROUPS.items():
         for n in names:
-            if not hasattr(xa, n):
+            # (a NumPy fallback, xarr.__getattr__, is not xarr's own)
+            if not hasattr(xa, n) or getattr(getattr(xa, n), "_numpy_fallback", False):
                 out.append(f"{group}:{n}")
             elif group not in ("dtypes", "constants") and not callable(getattr(xa, n)):
                 out.append(f"{group}:{n} (not callable)")

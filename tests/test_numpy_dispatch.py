@@ -256,3 +256,25 @@ def test_out_and_dtype_edge_cases():
     assert_same(np.add(xa.arange(3), 1.5, dtype=np.float32),
                 np.add(np.arange(3), 1.5, dtype=np.float32))
     assert np.result_type(xa.ones(2, dtype=xa.float16), np.float32) == np.float32
+
+
+def test_numpy_functions_xarr_lacks_run_in_numpy_under_import_xarr_as_np():
+    # xarr.__getattr__ (interop.numpy_fallback_attribute): `import xarr as np` code
+    # calling a function xarr does not implement gets NumPy's on ndarray views, warned
+    # once, with tensors back; names that are not NumPy functions still raise.
+    a = xa.asarray([3.0, 1.0, 2.0])
+    interop._warned.discard("numpy.append")     # (warned once per process)
+    with pytest.warns(xa.NumPyFallbackWarning, match="numpy.append"):
+        got = xa.append(a, [4.0])
+    assert isinstance(got, xa.Tensor)
+    np.testing.assert_array_equal(np.asarray(got), [3.0, 1.0, 2.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xa.NumPyFallbackWarning)
+        np.testing.assert_allclose(np.asarray(xa.polyfit(a, 2 * a + 1, 1)), [2.0, 1.0])
+        np.testing.assert_array_equal(np.asarray(xa.fliplr(xa.eye(2))), np.fliplr(np.eye(2)))
+        r, c = xa.tril_indices(3)
+        np.testing.assert_array_equal(np.asarray(r), np.tril_indices(3)[0])
+    assert xa.append._numpy_fallback and "append" not in vars(xa)
+    for name in ("no_such_function", "_private", "ndarray_subclass_x", "testing"):
+        with pytest.raises(AttributeError, match=name):
+            getattr(xa, name)

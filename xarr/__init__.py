@@ -53,6 +53,7 @@ from xarr._numpy.array_api import (__array_api_version__, __array_namespace_info
                                    meshgrid, result_type, tril, triu, unstack)
 
 from xarr._numpy.interop import NumPyFallbackWarning
+from xarr._numpy.interop import numpy_fallback_attribute as __getattr__  # noqa: F401
 from xarr._ops import update as _update  # noqa: F401  (item assignment on traced values)
 from xarr._ops import at as _at  # noqa: F401  (t.at[idx].set / add / ...)
 from xarr._numpy.helpers import (atleast_1d, atleast_2d, atleast_3d, average, choose,

@@ -966,3 +966,4 @@ def signature_of(Tensor t):
 # _binop_reflected), one-operand NumPy functions (unary_contiguous), basic indexing
 # (_getitem).
 include "_tensor_fastpaths.pxi"
+include "_tensor_joining.pxi"

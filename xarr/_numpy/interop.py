@@ -106,6 +106,33 @@ def _fallback(what, call, args, kwargs):
     return _write_out(out, r)
 
 
+_module_fallbacks = {}     # name -> the wrapper numpy_fallback_attribute made
+
+
+def numpy_fallback_attribute(name):
+    """xarr's module ``__getattr__`` (PEP 562): a NumPy function xarr does not implement
+    (``xa.append``, ``xa.polyfit``, ``xa.fliplr``) runs NumPy's on zero-copy ndarray views
+    of the tensors, as a dispatched one does (``_fallback``: warned once per function, with
+    NumPyFallbackWarning), so code written against NumPy keeps running under ``import xarr
+    as np``; ndarray results come back as tensors. The wrapper has ``_numpy_fallback`` set.
+    AttributeError for private names and for names that are not NumPy functions (classes,
+    modules, constants)."""
+    hit = _module_fallbacks.get(name)
+    if hit is not None:
+        return hit
+    fn = None if name.startswith("_") else getattr(np, name, None)
+    if fn is None or not callable(fn) or isinstance(fn, type):
+        raise AttributeError(f"module 'xarr' has no attribute {name!r}")
+
+    def call(*args, **kwargs):
+        return _fallback(f"numpy.{name}", fn, args, kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"numpy.{name} on ndarray views of the tensors (xarr lacks it)."
+    call._numpy_fallback = True
+    _module_fallbacks[name] = call
+    return call
+
+
 def _write_out(out, r):
     """Writes result(s) r into ``out`` (a Tensor / ndarray or a tuple of them), returns
     out as NumPy does (the array itself for one output)."""
