@@ -74,6 +74,8 @@ def patterns():
         ("concatenate", "concatenate([x, y]), 2 + 5 elements",
          lambda: np.concatenate([p, s5]), lambda: xa.concatenate([tp, ts5])),
         ("roll", "roll(x, 1), 5 elements", lambda: np.roll(s5, 1), lambda: xa.roll(ts5, 1)),
+        ("stack", "stack([x, x]), 5 elements", lambda: np.stack([s5, s5]),
+         lambda: xa.stack([ts5, ts5])),
         ("convolve", "convolve(x, y), 5 and 2 elements", lambda: np.convolve(s5, p),
          lambda: xa.convolve(ts5, tp)),
     ]
