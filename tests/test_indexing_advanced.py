@@ -481,3 +481,26 @@ def test_assignment_through_an_index_read_from_the_target():
     b[b] = False
     tb[tb] = False
     assert_same(tb, b)
+
+
+def test_one_index_array_keys_take_the_direct_path_with_the_general_rules():
+    # _ops/indexing.py _one_index_tensor: t[idx] (C-contiguous int64 tensor, ndarray or
+    # list) and t[mask] (bool of t's shape) skip the key's plan; results, dtypes and errors
+    # are NumPy's. Other keys (int32, strided int64, masks of other shapes) take the
+    # general path; under xa.lazy the gather is recorded.
+    base = np.arange(30.0).reshape(5, 6)
+    t = xa.asarray(base)
+    idx = np.array([[4, -1], [0, 2]])
+    keys = [idx, idx[:, 0], idx.astype(np.int32), idx.T, np.array([], np.int64),
+            [3, -5], [True, False, True, False, True], base > 11, (base > 11)[:, 0]]
+    for k in keys:
+        for key in (k, xa.asarray(k) if isinstance(k, np.ndarray) else k):
+            got = t[key]
+            np.testing.assert_array_equal(np.asarray(got), base[k])
+            assert got.dtype == base[k].dtype
+    for bad in (np.array([5]), [0, -6], xa.asarray(np.array([7, 1]))):
+        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 5"):
+            t[bad]
+    with xa.lazy():
+        got = t[xa.asarray(idx)]
+    np.testing.assert_array_equal(np.asarray(got), base[idx])

@@ -785,6 +785,10 @@ cdef object _getitem(Tensor self, object key, bint scalars):
             return _view_at(src, src._ndim - 1, &src._dims[1], &src._strides[1], data)
     if type(key) is slice and src._ndim >= 1:   # t[a:b]: a slice of the first dim
         return _first_dim_slice(src, key)
+    if type(key) is Tensor or type(key) is list or type(key) is np.ndarray:
+        # an index array (t[idx], t[t > 0]): advanced indexing, without first trying the
+        # key as an integer (its failed __index__ cost ~15 us a call on a Zen 3 VM)
+        return api.getitem(self, key)
     if scalars:
         data = _element_at(src, key)                # t[i, j]: the element, directly
         if data != NULL:

@@ -317,9 +317,44 @@ def _getitem_eager(x, items):
     return take_indexed(view, idx, vaxes, labels, plan.nouter, bshape)
 
 
+_INT64 = np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+
+
+def _one_index_tensor(x, key):
+    """x[key] for the two everyday keys, eager, or None: a C-contiguous int64 tensor
+    (rows ``x[idx]``: one take along dim 0) and a bool tensor of x's shape (``x[x > 0]``:
+    one mask select). The rules, errors included, are the general path's (take_indexed
+    and mask_select raise as it does); this skips the key's plan and broadcasting (a[idx]
+    of 3 indices on a Zen 3 VM: 22 -> 2.8-5 us, NumPy 0.4 us)."""
+    dt = key.dtype
+    if dt == _INT64:
+        if x.ndim == 0 or not key.flags["C_CONTIGUOUS"]:
+            return None
+        return take_indexed(_tensor.strided(x), [key], [0], [0], 0, tuple(key.shape))
+    if dt == _BOOL and key.shape == x.shape and x.ndim:
+        return mask_select(_tensor.strided(x), _tensor.strided(key))
+    return None
+
+
+def _as_index_tensor(key):
+    """An ndarray or list key as a tensor (zero-copy for an ndarray) when NumPy reads it
+    as an int64 or bool array, else None (the general path's rules apply)."""
+    arr = key if type(key) is np.ndarray else np.asarray(key) if key else None
+    if arr is None or arr.dtype not in (_INT64, _BOOL):
+        return None
+    return asarray(arr)
+
+
 def getitem(x, key):
     """x[key] with NumPy's basic + advanced indexing rules; records a ``gather``
     instruction when x or an index is traced."""
+    if type(x) is Tensor and type(key) in (Tensor, np.ndarray, list) and \
+            recorder([x]) is None:
+        k = key if type(key) is Tensor else _as_index_tensor(key)
+        out = None if k is None or recorder([k]) is not None else _one_index_tensor(x, k)
+        if out is not None:
+            return out
     items = normalize_key(key)
     rec = recorder([x] + [v for k, v in items if k in ("array", "bool")])
     if rec is None:
