@@ -70,6 +70,32 @@ def _small_calls():
     return small_calls
 
 
+def _everyday_calls():
+    _small_calls()          # (puts benchmarks/ on sys.path)
+    import everyday_calls   # benchmarks/everyday_calls.py: everyday functions, small operands
+    return everyday_calls
+
+
+class EverydayCalls:
+    """Everyday NumPy functions on 50-element / 8 x 8 operands
+    (benchmarks/everyday_calls.py): per-call time and the NumPy/xarr ratio (issue 13's
+    small-call goal: at least 1.0)."""
+    params = [[p[0] for p in _everyday_calls().patterns()]]
+    param_names = ["function"]
+
+    def setup(self, function):
+        row = {p[0]: p for p in _everyday_calls().patterns()}[function]
+        self.np_fn, self.xa_fn = row[2], row[3]
+
+    def time_xarr(self, function):
+        self.xa_fn()
+
+    def track_speedup_vs_numpy(self, function):
+        return _per_call(self.np_fn, 1000) / _per_call(self.xa_fn, 1000)
+
+    track_speedup_vs_numpy.unit = "x"
+
+
 class SmallCalls:
     """Each small-call pattern of issue 13 (benchmarks/small_calls.py): per-call time and
     the NumPy/xarr ratio (goal: at least 1.0)."""
