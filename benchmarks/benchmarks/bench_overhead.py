@@ -76,46 +76,42 @@ def _everyday_calls():
     return everyday_calls
 
 
-class EverydayCalls:
-    """Everyday NumPy functions on 50-element / 8 x 8 operands
-    (benchmarks/everyday_calls.py): per-call time and the NumPy/xarr ratio (issue 13's
-    small-call goal: at least 1.0)."""
-    params = [[p[0] for p in _everyday_calls().patterns()]]
-    param_names = ["function"]
+class _PatternRows:
+    """asv over a pattern module's rows (key, label, NumPy callable, xarr callable): the
+    xarr and NumPy per-call times and their ratio (issue 13's small-call goal: at least
+    1.0). A subclass names the module (``rows``) and its parameter."""
+    calls = 2000
 
-    def setup(self, function):
-        row = {p[0]: p for p in _everyday_calls().patterns()}[function]
+    def setup(self, key):
+        row = {p[0]: p for p in self.rows().patterns()}[key]
         self.np_fn, self.xa_fn = row[2], row[3]
 
-    def time_xarr(self, function):
+    def time_xarr(self, key):
         self.xa_fn()
 
-    def track_speedup_vs_numpy(self, function):
-        return _per_call(self.np_fn, 1000) / _per_call(self.xa_fn, 1000)
-
-    track_speedup_vs_numpy.unit = "x"
-
-
-class SmallCalls:
-    """Each small-call pattern of issue 13 (benchmarks/small_calls.py): per-call time and
-    the NumPy/xarr ratio (goal: at least 1.0)."""
-    params = [[p[0] for p in _small_calls().patterns()]]
-    param_names = ["pattern"]
-
-    def setup(self, pattern):
-        row = {p[0]: p for p in _small_calls().patterns()}[pattern]
-        self.np_fn, self.xa_fn = row[2], row[3]
-
-    def time_xarr(self, pattern):
-        self.xa_fn()
-
-    def time_numpy(self, pattern):
+    def time_numpy(self, key):
         self.np_fn()
 
-    def track_speedup_vs_numpy(self, pattern):
-        return _per_call(self.np_fn, 2000) / _per_call(self.xa_fn, 2000)
+    def track_speedup_vs_numpy(self, key):
+        return _per_call(self.np_fn, self.calls) / _per_call(self.xa_fn, self.calls)
 
     track_speedup_vs_numpy.unit = "x"
+
+
+class EverydayCalls(_PatternRows):
+    """Everyday NumPy functions on 50-element / 8 x 8 operands
+    (benchmarks/everyday_calls.py)."""
+    rows = staticmethod(_everyday_calls)
+    params = [[p[0] for p in _everyday_calls().patterns()]]
+    param_names = ["function"]
+    calls = 1000
+
+
+class SmallCalls(_PatternRows):
+    """Each small-call pattern of issue 13 (benchmarks/small_calls.py)."""
+    rows = staticmethod(_small_calls)
+    params = [[p[0] for p in _small_calls().patterns()]]
+    param_names = ["pattern"]
 
 
 class SmallCallLoop:
