@@ -642,6 +642,10 @@ def test_convolve_direct_and_graph_paths_agree():
         eager = np.asarray(xa.convolve(a, v, mode))
         traced = np.asarray(xa.jit(lambda x, y: xa.convolve(x, y, mode))(a, v))
         np.testing.assert_allclose(eager, traced, rtol=1e-13, atol=1e-13)
+        with xa.lazy():
+            recorded = xa.convolve(a, v, mode)
+        assert not isinstance(recorded, xa.Tensor)    # recorded, not run (xa.lazy)
+        np.testing.assert_allclose(np.asarray(recorded), eager, rtol=1e-13, atol=1e-13)
 
 
 def test_long_depthwise_rows_in_parts_against_the_reference_on_1_and_2_threads():

@@ -504,3 +504,21 @@ def test_one_index_array_keys_take_the_direct_path_with_the_general_rules():
     with xa.lazy():
         got = t[xa.asarray(idx)]
     np.testing.assert_array_equal(np.asarray(got), base[idx])
+
+
+def test_zero_d_integer_keys_stay_basic_indices():
+    # A 0-d integer tensor or ndarray is an integer index, as in NumPy: t[k] is a scalar
+    # (1-D) or a view (2-D), and t[k] = v writes t; not the index-array path.
+    t = xa.arange(3.0)
+    for k in (xa.asarray(1), np.array(1), xa.asarray(1, dtype=xa.int32)):
+        got = t[k]
+        assert not isinstance(got, xa.Tensor) and got == 1.0
+    x = xa.zeros(3)
+    x[xa.asarray(1)] = np.float64(5)
+    x[np.array(2)] = 7.0
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 5.0, 7.0])
+    m = xa.zeros((2, 3))
+    m[xa.asarray(0)][1] = 9.0
+    assert float(m[0, 1]) == 9.0
+    with pytest.raises((IndexError, ValueError)):
+        t[[[0, 1], [2]]]                      # ragged: no index array

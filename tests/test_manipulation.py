@@ -179,6 +179,8 @@ def test_concatenate_and_roll_of_views_and_under_lazy():
     for shift, axis in ((2, -1), (-7, 1), (3, None)):
         np.testing.assert_array_equal(to_np(xa.roll(t[:, ::-1], shift, axis)),
                                       np.roll(base[:, ::-1], shift, axis))
+    with pytest.raises(ValueError, match="axis"):
+        xa.concatenate([t, t], axis=2 ** 40)
     with xa.lazy():
         got = xa.concatenate([t, t[:, :, ::-1]], axis=2)
         rolled = xa.roll(t, 1, 0)

@@ -785,9 +785,11 @@ cdef object _getitem(Tensor self, object key, bint scalars):
             return _view_at(src, src._ndim - 1, &src._dims[1], &src._strides[1], data)
     if type(key) is slice and src._ndim >= 1:   # t[a:b]: a slice of the first dim
         return _first_dim_slice(src, key)
-    if type(key) is Tensor or type(key) is list or type(key) is np.ndarray:
+    if (type(key) is Tensor and (<Tensor>key)._ndim >= 1) or type(key) is list or \
+            (type(key) is np.ndarray and key.ndim >= 1):
         # an index array (t[idx], t[t > 0]): advanced indexing, without first trying the
-        # key as an integer (its failed __index__ cost ~15 us a call on a Zen 3 VM)
+        # key as an integer (its failed __index__ cost ~15 us a call on a Zen 3 VM). A 0-d
+        # integer array is an integer index (a basic one): it goes on below.
         return api.getitem(self, key)
     if scalars:
         data = _element_at(src, key)                # t[i, j]: the element, directly

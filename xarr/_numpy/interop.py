@@ -54,7 +54,8 @@ def _xarr_function(module, name):
     """xarr's function for NumPy's ``module.name``, or None."""
     ns = sys.modules.get(_NAMESPACES.get(module, ""))
     fn = getattr(ns, name, None) if ns is not None else None
-    if fn is None or not callable(fn) or isinstance(fn, type):
+    if fn is None or not callable(fn) or isinstance(fn, type) or \
+            getattr(fn, "_numpy_fallback", False):   # (xarr.__getattr__'s: NumPy's own)
         return None
     return fn if (getattr(fn, "__module__", None) or "").startswith("xarr") else None
 
@@ -115,8 +116,8 @@ def numpy_fallback_attribute(name):
     of the tensors, as a dispatched one does (``_fallback``: warned once per function, with
     NumPyFallbackWarning), so code written against NumPy keeps running under ``import xarr
     as np``; ndarray results come back as tensors. The wrapper has ``_numpy_fallback`` set.
-    AttributeError for private names and for names that are not NumPy functions (classes,
-    modules, constants)."""
+    AttributeError for private names and for names that are not callables of NumPy's
+    (classes, modules, constants)."""
     hit = _module_fallbacks.get(name)
     if hit is not None:
         return hit

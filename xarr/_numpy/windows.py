@@ -22,6 +22,7 @@ import numpy as np
 from xarr import _tensor
 from xarr._axes import normalize_axis
 from xarr._bindings.window import correlate_1d
+from xarr._graph.trace import recorder
 from xarr._ops.convolution import conv_general_dilated
 from xarr._ops.structural import as_operand, reshape, rev
 from xarr._tensor import Tensor
@@ -56,8 +57,8 @@ def _direct(a, v, lo, hi, reverse_v):
     """Outputs [lo, hi) of the full correlation of a and v (v reversed when
     ``reverse_v``: a convolution) as a new 1-D tensor, or None unless a and v are
     concrete f32 / f64 tensors of one dtype (bindings/window.pyx correlate_1d)."""
-    if type(a) is not Tensor or type(v) is not Tensor:
-        return None
+    if type(a) is not Tensor or type(v) is not Tensor or recorder([a, v]) is not None:
+        return None       # (traced, or under xa.lazy: recorded by the general path)
     return correlate_1d(a, v, lo, hi, reverse_v)
 
 

@@ -329,7 +329,8 @@ def _one_index_tensor(x, key):
     of 3 indices on a Zen 3 VM: 22 -> 2.8-5 us, NumPy 0.4 us)."""
     dt = key.dtype
     if dt == _INT64:
-        if x.ndim == 0 or not key.flags["C_CONTIGUOUS"]:
+        # (a 0-d key is an integer index: a basic one, NumPy's scalar or view)
+        if x.ndim == 0 or key.ndim == 0 or not key.flags["C_CONTIGUOUS"]:
             return None
         return take_indexed(_tensor.strided(x), [key], [0], [0], 0, tuple(key.shape))
     if dt == _BOOL and key.shape == x.shape and x.ndim:
@@ -340,8 +341,11 @@ def _one_index_tensor(x, key):
 def _as_index_tensor(key):
     """An ndarray or list key as a tensor (zero-copy for an ndarray) when NumPy reads it
     as an int64 or bool array, else None (the general path's rules apply)."""
-    arr = key if type(key) is np.ndarray else np.asarray(key) if key else None
-    if arr is None or arr.dtype not in (_INT64, _BOOL):
+    try:
+        arr = key if type(key) is np.ndarray else np.asarray(key) if key else None
+    except (ValueError, TypeError):   # ragged or traced items: the general path's errors
+        return None
+    if arr is None or arr.ndim == 0 or arr.dtype not in (_INT64, _BOOL):
         return None
     return asarray(arr)
 

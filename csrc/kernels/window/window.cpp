@@ -83,7 +83,7 @@ constexpr int64_t kDepthwiseSegment = 4096;
 // position x = j * stride + k * win_dil - pad_lo; the part's first element i0 is the
 // first real one at or after j0's first tap, so its pad_lo' = i0 - (j0 * stride - pad_lo).
 // Worked example: 1-D, 5 taps, pad_lo 4, in 1000000, outputs [4096, 8192): positions
-// 4092 .. 8195, so i0 = 4092, in' = 4104, pad_lo' = 0. False when the part reads no real
+// 4092 .. 8191, so i0 = 4092, in' = 4100, pad_lo' = 0. False when the part reads no real
 // element (padding wider than a part): the caller then runs the rows whole.
 bool depthwise_part(const DepthwiseProblem& p, int64_t j0, int64_t j1, DepthwiseProblem* q) {
   const int n = p.nspatial;
