@@ -355,8 +355,9 @@ def getitem(x, key):
     instruction when x or an index is traced."""
     if type(x) is Tensor and type(key) in (Tensor, np.ndarray, list) and \
             recorder([x]) is None:
+        # (k is concrete: the key itself, or a tensor made of an ndarray or list)
         k = key if type(key) is Tensor else _as_index_tensor(key)
-        out = None if k is None or recorder([k]) is not None else _one_index_tensor(x, k)
+        out = None if k is None else _one_index_tensor(x, k)
         if out is not None:
             return out
     items = normalize_key(key)
